@@ -1,0 +1,471 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+	"sync"
+)
+
+// DeltaType says what happened to an object.
+type DeltaType uint8
+
+// The kinds of Delta.
+const (
+	// DeltaAdded: the object was created (a watch ADDED event).
+	DeltaAdded DeltaType = iota + 1
+	// DeltaUpdated: the object changed (a watch MODIFIED event).
+	DeltaUpdated
+	// DeltaDeleted: the object was deleted. FinalStateUnknown is set when the
+	// deletion was inferred by a relist and Object is the last known state.
+	DeltaDeleted
+	// DeltaReplaced: the object is part of a relist's complete state.
+	DeltaReplaced
+	// DeltaSync: a periodic resync of an object that did not change.
+	DeltaSync
+)
+
+var deltaTypeNames = [...]string{"", "Added", "Updated", "Deleted", "Replaced", "Sync"}
+
+// String returns the DeltaType's name.
+func (t DeltaType) String() string {
+	if int(t) < len(deltaTypeNames) && t != 0 {
+		return deltaTypeNames[t]
+	}
+	return "DeltaType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Delta is one change to one object.
+type Delta[T Object] struct {
+	Type   DeltaType
+	Object T
+	// FinalStateUnknown is set on a DeltaDeleted delta produced by a relist: the
+	// object vanished while the watch was down and Object is the last state
+	// this process knew, not the state it had when it was deleted.
+	FinalStateUnknown bool
+}
+
+// Deleted is what a handler receives for a deletion: the object's last known
+// state and whether that state is final.
+type Deleted[T Object] struct {
+	// Object is the deleted object's last state known to the informer.
+	Object T
+	// FinalStateUnknown is true when the deletion happened while the watch
+	// was down: the object may have changed after Object before it was
+	// deleted.
+	FinalStateUnknown bool
+}
+
+// KeyDeltas is one key's pending deltas, oldest first, as popped from a
+// DeltaFIFO.
+type KeyDeltas[T Object] struct {
+	Key    string
+	Deltas []Delta[T]
+}
+
+// KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
+// objects already there, so a relist can report the ones that vanished.
+// *Indexer satisfies it.
+type KnownObjects[T Object] interface {
+	Get(key string) (T, bool)
+	All() iter.Seq2[string, T]
+}
+
+// DeltaFIFOOptions configures a DeltaFIFO. The zero value means MetaKey and
+// no known objects.
+type DeltaFIFOOptions[T Object] struct {
+	// KeyFunc computes an object's key; nil means MetaKey.
+	KeyFunc KeyFunc[T]
+	// KnownObjects is the cache the queue feeds. Without it a relist cannot
+	// produce deletions for objects that are only in the cache.
+	KnownObjects KnownObjects[T]
+}
+
+// DeltaFIFO is a queue of changes per key. Keys come out in the order they
+// were first queued; each pop hands over all of a key's pending deltas,
+// oldest first. Consecutive deletions of one key are compressed into one.
+//
+// A DeltaFIFO is safe for concurrent use. Per-key order is guaranteed to a
+// single consumer; with several consumers two of them may hold deltas of the
+// same key at once. Pop hands deltas to its callback without holding the
+// queue's lock. Replace and Resync wait for callbacks in progress to return,
+// so a callback must not call them.
+type DeltaFIFO[T Object] struct {
+	keyFunc KeyFunc[T]
+	known   KnownObjects[T]
+
+	mu       sync.Mutex
+	idle     sync.Cond // signalled when inflight drops to 0
+	items    map[string]pending[T]
+	queue    ring[string]
+	free     [][]Delta[T] // recycled delta slices
+	ready    chan struct{}
+	closed   bool
+	inflight int // batches handed to consumers and not yet done
+	paused   int // Replace/Resync holding off new pops
+
+	populated bool          // the first replacement has ended
+	initial   int           // keys queued before populated and not yet done
+	synced    chan struct{} // closed when populated && initial == 0
+
+	replaceSeen map[string]struct{} // keys of the replacement in progress
+	keyScratch  []string
+}
+
+// pending is a queued key's deltas.
+type pending[T Object] struct {
+	deltas  []Delta[T]
+	initial bool // counted in DeltaFIFO.initial
+}
+
+// NewDeltaFIFO returns an empty DeltaFIFO.
+func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
+	f := &DeltaFIFO[T]{
+		keyFunc: opts.KeyFunc,
+		known:   opts.KnownObjects,
+		items:   map[string]pending[T]{},
+		ready:   make(chan struct{}, 1),
+		synced:  make(chan struct{}),
+	}
+	if f.keyFunc == nil {
+		f.keyFunc = MetaKey[T]
+	}
+	f.idle.L = &f.mu
+	return f
+}
+
+// Add queues an Added delta for obj.
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.enqueue(DeltaAdded, obj) }
+
+// Update queues an Updated delta for obj.
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.enqueue(DeltaUpdated, obj) }
+
+// Delete queues a Deleted delta for obj.
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.enqueue(DeltaDeleted, obj) }
+
+func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
+	key, err := keyOf(f.keyFunc, obj)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.pushLocked(key, Delta[T]{Type: t, Object: obj})
+	return nil
+}
+
+// pushLocked appends d to key's deltas, queueing the key if it is new.
+func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
+	p, queued := f.items[key]
+	if !queued {
+		if n := len(f.free); n > 0 {
+			p.deltas = f.free[n-1]
+			f.free[n-1] = nil
+			f.free = f.free[:n-1]
+		}
+		if !f.populated {
+			p.initial = true
+			f.initial++
+		}
+		f.queue.push(key)
+		if f.queue.len() == 1 {
+			f.signal()
+		}
+	}
+	if n := len(p.deltas); d.Type == DeltaDeleted && n > 0 && p.deltas[n-1].Type == DeltaDeleted {
+		// Compress consecutive deletions, keeping a known final state over
+		// an inferred one.
+		if !d.FinalStateUnknown || p.deltas[n-1].FinalStateUnknown {
+			p.deltas[n-1] = d
+		}
+	} else {
+		p.deltas = append(p.deltas, d)
+	}
+	f.items[key] = p
+}
+
+func (f *DeltaFIFO[T]) signal() {
+	select {
+	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Replace replaces the queue's view of the world with list, a complete
+// state: it queues a Replaced delta for every item and a
+// Deleted delta (FinalStateUnknown) for every known or queued key that is not
+// in list. It is BeginReplace, ReplaceItems and EndReplace in one call.
+func (f *DeltaFIFO[T]) Replace(list []T) error {
+	f.BeginReplace()
+	err := f.ReplaceItems(list)
+	if err2 := f.EndReplace(); err2 != nil {
+		return errors.Join(err, err2)
+	}
+	return err
+}
+
+// BeginReplace starts a replacement that arrives in pages (ReplaceItems) and
+// ends with EndReplace, so a relist never needs the whole list in memory at
+// once. Beginning a new replacement abandons one in progress; its items stay
+// queued, but no deletions are inferred from it.
+func (f *DeltaFIFO[T]) BeginReplace() {
+	f.mu.Lock()
+	f.replaceSeen = map[string]struct{}{}
+	f.mu.Unlock()
+}
+
+// ReplaceItems queues a Replaced delta for each item of a replacement in
+// progress. Items whose key cannot be computed are skipped and reported in
+// the returned error; the others are queued. A key seen twice in one
+// replacement is queued twice, and reported with ErrDuplicateKey.
+func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
+	keys := f.takeKeyScratch(len(items))
+	var errs []error
+	for i, obj := range items {
+		key, err := keyOf(f.keyFunc, obj)
+		if err != nil {
+			errs = append(errs, &ObjectError{Op: "replace", Err: err})
+		}
+		keys[i] = key
+	}
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return ErrClosed
+	}
+	if f.replaceSeen == nil {
+		f.replaceSeen = map[string]struct{}{}
+	}
+	for i, key := range keys {
+		if key == "" {
+			continue
+		}
+		if _, dup := f.replaceSeen[key]; dup {
+			errs = append(errs, &ObjectError{Op: "replace", Err: errors.Join(ErrDuplicateKey, errors.New(key))})
+		}
+		f.replaceSeen[key] = struct{}{}
+		f.pushLocked(key, Delta[T]{Type: DeltaReplaced, Object: items[i]})
+	}
+	clear(keys)
+	f.keyScratch = keys[:0]
+	f.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+func (f *DeltaFIFO[T]) takeKeyScratch(n int) []string {
+	f.mu.Lock()
+	keys := f.keyScratch
+	f.keyScratch = nil
+	f.mu.Unlock()
+	if cap(keys) < n {
+		return make([]string, n)
+	}
+	return keys[:n]
+}
+
+// EndReplace ends the replacement in progress: every key known to the cache
+// or queued that was not among its items gets a Deleted delta with
+// FinalStateUnknown, carrying its last known state. It waits for Pop
+// callbacks in progress to return, so that a key being processed is not
+// missed.
+func (f *DeltaFIFO[T]) EndReplace() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.pauseLocked()
+	defer f.resumeLocked()
+	seen := f.replaceSeen
+	f.replaceSeen = nil
+	for key, p := range f.items {
+		if _, ok := seen[key]; ok {
+			continue
+		}
+		last := p.deltas[len(p.deltas)-1]
+		if last.Type != DeltaDeleted {
+			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
+		}
+	}
+	if f.known != nil {
+		for key, obj := range f.known.All() {
+			if _, ok := seen[key]; ok {
+				continue
+			}
+			if _, queued := f.items[key]; queued {
+				continue // handled above from its newest delta
+			}
+			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
+		}
+	}
+	if !f.populated {
+		f.populated = true
+		f.checkSyncedLocked()
+	}
+	return nil
+}
+
+// Resync queues a Sync delta, carrying the cached object, for every key of
+// the known objects that has nothing queued. It waits for Pop callbacks in
+// progress to return.
+func (f *DeltaFIFO[T]) Resync() error {
+	if f.known == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.pauseLocked()
+	defer f.resumeLocked()
+	for key, obj := range f.known.All() {
+		if _, queued := f.items[key]; !queued {
+			f.pushLocked(key, Delta[T]{Type: DeltaSync, Object: obj})
+		}
+	}
+	return nil
+}
+
+// pauseLocked stops new pops and waits for the ones in progress.
+func (f *DeltaFIFO[T]) pauseLocked() {
+	f.paused++
+	for f.inflight > 0 {
+		f.idle.Wait()
+	}
+}
+
+func (f *DeltaFIFO[T]) resumeLocked() {
+	f.paused--
+	if f.paused == 0 && f.queue.len() > 0 {
+		f.signal()
+	}
+}
+
+// Pop waits until a key is queued, removes it, and calls fn with its deltas
+// without holding the queue's lock. The deltas slice is reused after fn
+// returns: do not keep it. Pop returns fn's error, ctx's error if ctx ends
+// first, or ErrClosed once the queue is closed and empty.
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, fn func(key string, deltas []Delta[T]) error) error {
+	var one [1]KeyDeltas[T]
+	return f.PopBatch(ctx, 1, func(batch []KeyDeltas[T]) error {
+		return fn(batch[0].Key, batch[0].Deltas)
+	}, one[:0])
+}
+
+// PopBatch is Pop for up to max keys at once: it waits until at least one
+// key is queued, then hands fn every ready key, up to max, in queue order.
+// buf, if not nil, is used to hold the batch.
+func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, max int, fn func(batch []KeyDeltas[T]) error, buf []KeyDeltas[T]) error {
+	for {
+		batch, initial, err := f.take(buf[:0], max)
+		if err != nil {
+			return err
+		}
+		if len(batch) > 0 {
+			err := fn(batch)
+			f.done(batch, initial)
+			return err
+		}
+		select {
+		case <-f.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// take removes up to max ready keys without waiting, and says how many of
+// them count towards the initial population. It returns ErrClosed when the
+// queue is closed and empty. Every non-empty batch must be handed to done.
+func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+	if max < 1 {
+		max = 1
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queue.len() == 0 && f.closed {
+		return dst, 0, ErrClosed
+	}
+	if f.paused > 0 || f.queue.len() == 0 {
+		return dst, 0, nil
+	}
+	for len(dst) < max && f.queue.len() > 0 {
+		key := f.queue.pop()
+		p := f.items[key]
+		delete(f.items, key)
+		dst = append(dst, KeyDeltas[T]{Key: key, Deltas: p.deltas})
+		if p.initial {
+			initial++
+		}
+	}
+	f.inflight++
+	if f.queue.len() > 0 {
+		f.signal() // wake another consumer
+	}
+	return dst, initial, nil
+}
+
+// done recycles a batch's delta slices once its consumer has returned.
+func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range batch {
+		d := batch[i].Deltas
+		if cap(d) <= 8 && len(f.free) < 1024 {
+			clear(d)
+			f.free = append(f.free, d[:0])
+		}
+		batch[i] = KeyDeltas[T]{}
+	}
+	f.initial -= initial
+	f.inflight--
+	if f.inflight == 0 {
+		f.idle.Broadcast()
+	}
+	f.checkSyncedLocked()
+}
+
+func (f *DeltaFIFO[T]) checkSyncedLocked() {
+	if f.populated && f.initial == 0 {
+		select {
+		case <-f.synced:
+		default:
+			close(f.synced)
+		}
+	}
+}
+
+// HasSynced reports whether the first replacement has ended and every key it
+// queued (and every key queued before it) has been popped and processed.
+func (f *DeltaFIFO[T]) HasSynced() bool {
+	select {
+	case <-f.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced returns a channel closed when HasSynced becomes true.
+func (f *DeltaFIFO[T]) Synced() <-chan struct{} { return f.synced }
+
+// Len returns the number of queued keys.
+func (f *DeltaFIFO[T]) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queue.len()
+}
+
+// Close closes the queue: adds fail with ErrClosed, and Pop returns
+// ErrClosed once the queued keys have been popped.
+func (f *DeltaFIFO[T]) Close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.signal()
+}

@@ -1,0 +1,102 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Match them with errors.Is: the library wraps them with
+// context.
+var (
+	// ErrNilObject is returned for a nil object where an object is required.
+	ErrNilObject = errors.New("informer: nil object")
+	// ErrEmptyName is returned by MetaKey for an object without a name.
+	ErrEmptyName = errors.New("informer: object has an empty name")
+	// ErrInvalidKey is returned by SplitKey for a key it cannot split.
+	ErrInvalidKey = errors.New("informer: invalid key")
+	// ErrIndexExists is returned by AddIndex for a name already in use.
+	ErrIndexExists = errors.New("informer: index already exists")
+	// ErrNoSuchIndex is returned when a named index does not exist.
+	ErrNoSuchIndex = errors.New("informer: no such index")
+	// ErrDuplicateKey reports that one list held two objects with the same key;
+	// the later one wins.
+	ErrDuplicateKey = errors.New("informer: duplicate key in list")
+	// ErrClosed is returned by a DeltaFIFO that has been closed.
+	ErrClosed = errors.New("informer: queue closed")
+	// ErrExpired is the error a Source returns (wrapped or not) when the
+	// resourceVersion or continue token it was asked for is too old to serve:
+	// the reflector then lists again from scratch. Kubernetes reports it as
+	// HTTP 410 Gone.
+	ErrExpired = errors.New("informer: resource version expired")
+	// ErrWatchListUnsupported is returned by a Source whose Watch cannot send
+	// the initial events of a streaming list; the reflector falls back to List.
+	ErrWatchListUnsupported = errors.New("informer: streaming list not supported")
+	// ErrOutOfOrder reports a watch event whose resourceVersion is older than
+	// one already seen; the reflector drops the watch and lists again.
+	ErrOutOfOrder = errors.New("informer: event out of resourceVersion order")
+	// ErrUnknownEventType reports an event type the reflector does not know.
+	ErrUnknownEventType = errors.New("informer: unknown event type")
+	// ErrBookmarkWithoutVersion reports a bookmark that carries no
+	// resourceVersion.
+	ErrBookmarkWithoutVersion = errors.New("informer: bookmark without resourceVersion")
+	// ErrAlreadyStarted is returned by a second call to Run.
+	ErrAlreadyStarted = errors.New("informer: already started")
+	// ErrStopped is returned when adding a handler to an informer whose Run has
+	// returned.
+	ErrStopped = errors.New("informer: stopped")
+	// ErrHandlerPanic is matched by a *HandlerPanicError.
+	ErrHandlerPanic = errors.New("informer: handler panicked")
+)
+
+// KeyError reports that a KeyFunc failed for an object.
+type KeyError struct {
+	Err error
+}
+
+func (e *KeyError) Error() string { return "informer: key func: " + e.Err.Error() }
+
+// Unwrap returns the KeyFunc's error.
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// IndexError reports that an index function failed for an object. The
+// object was not stored or changed.
+type IndexError struct {
+	Index string // the index's name
+	Key   string // the object's key
+	Err   error  // what the index function returned
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("informer: index %q for %q: %v", e.Index, e.Key, e.Err)
+}
+
+// Unwrap returns the index function's error.
+func (e *IndexError) Unwrap() error { return e.Err }
+
+// HandlerPanicError reports a panic recovered from a handler. The handler
+// keeps receiving later notifications.
+type HandlerPanicError struct {
+	Handler string // the registration's name, if it has one
+	Value   any    // what the handler panicked with
+	Stack   []byte // the goroutine's stack at the panic
+}
+
+func (e *HandlerPanicError) Error() string {
+	return fmt.Sprintf("informer: handler %q panicked: %v", e.Handler, e.Value)
+}
+
+// Is makes errors.Is(err, ErrHandlerPanic) true.
+func (e *HandlerPanicError) Is(target error) bool { return target == ErrHandlerPanic }
+
+// ObjectError reports an object or event from a Source that was rejected
+// (skipped) because it is invalid: a nil object, a missing name, an unknown
+// event type. Op says where it was found ("list", "watch").
+type ObjectError struct {
+	Op  string
+	Err error
+}
+
+func (e *ObjectError) Error() string { return "informer: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the reason the object was rejected.
+func (e *ObjectError) Unwrap() error { return e.Err }

@@ -1,0 +1,184 @@
+package informer
+
+// IndexFunc computes the values under which obj is indexed, appending them to
+// dst and returning the extended slice, in the manner of strconv.AppendInt:
+// an index function that appends to dst allocates nothing. Returning no value
+// leaves the object out of the index; duplicate values are stored once.
+//
+// An IndexFunc is user code: the library never calls it while holding one of
+// its locks. It must be deterministic (the same object gives the same values)
+// because values are recomputed from the stored object when it changes.
+type IndexFunc[T Object] func(obj T, dst []string) ([]string, error)
+
+// NamespaceIndex is the name of the index, by namespace, that Lister.Namespace
+// uses. Informers add it by default.
+const NamespaceIndex = "namespace"
+
+// IndexByNamespace returns an IndexFunc that indexes objects by namespace.
+// Cluster-scoped objects are indexed under "".
+func IndexByNamespace[T Object]() IndexFunc[T] {
+	return func(obj T, dst []string) ([]string, error) {
+		return append(dst, obj.GetNamespace()), nil
+	}
+}
+
+// IndexByLabel returns an IndexFunc that indexes objects by the value of the
+// label key. Objects without that label are not indexed.
+func IndexByLabel[T Object](key string) IndexFunc[T] {
+	return func(obj T, dst []string) ([]string, error) {
+		if v, ok := obj.GetLabels()[key]; ok {
+			return append(dst, v), nil
+		}
+		return dst, nil
+	}
+}
+
+// IndexValuesFunc adapts a function in client-go's style, which returns a new
+// slice for every call, to an IndexFunc.
+func IndexValuesFunc[T Object](fn func(obj T) ([]string, error)) IndexFunc[T] {
+	return func(obj T, dst []string) ([]string, error) {
+		vals, err := fn(obj)
+		return append(dst, vals...), err
+	}
+}
+
+// bucket is the set of entries indexed under one value.
+type bucket[T Object] map[*entry[T]]struct{}
+
+// indexSet is the indexes of an Indexer at one point in time. It is replaced,
+// never changed, when an index is added or removed; only the buckets in maps
+// change, under the Indexer's lock.
+type indexSet[T Object] struct {
+	names []string
+	funcs []IndexFunc[T]
+	maps  []map[string]bucket[T]
+	ready []bool // false while AddIndex fills the index: hidden from readers
+}
+
+// find returns the position of the ready index name, or -1.
+func (s *indexSet[T]) find(name string) int {
+	for i, n := range s.names {
+		if n == name && s.ready[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// with returns a copy of s with one more index, not yet ready.
+func (s *indexSet[T]) with(name string, fn IndexFunc[T]) *indexSet[T] {
+	return &indexSet[T]{
+		names: append(s.names[:len(s.names):len(s.names)], name),
+		funcs: append(s.funcs[:len(s.funcs):len(s.funcs)], fn),
+		maps:  append(s.maps[:len(s.maps):len(s.maps)], map[string]bucket[T]{}),
+		ready: append(s.ready[:len(s.ready):len(s.ready)], false),
+	}
+}
+
+// withReady returns a copy of s in which index i is ready (or, if ok is
+// false, removed).
+func (s *indexSet[T]) withReady(i int, ok bool) *indexSet[T] {
+	c := &indexSet[T]{
+		names: append([]string(nil), s.names...),
+		funcs: append([]IndexFunc[T](nil), s.funcs...),
+		maps:  append([]map[string]bucket[T](nil), s.maps...),
+		ready: append([]bool(nil), s.ready...),
+	}
+	if ok {
+		c.ready[i] = true
+		return c
+	}
+	c.names = append(c.names[:i], c.names[i+1:]...)
+	c.funcs = append(c.funcs[:i], c.funcs[i+1:]...)
+	c.maps = append(c.maps[:i], c.maps[i+1:]...)
+	c.ready = append(c.ready[:i], c.ready[i+1:]...)
+	return c
+}
+
+// indexValues holds the values of every index of a set for one object, flat:
+// the values of index i are vals[ends[i-1]:ends[i]].
+type indexValues struct {
+	vals []string
+	ends []int
+}
+
+func (v *indexValues) reset() {
+	clear(v.vals)
+	v.vals = v.vals[:0]
+	v.ends = v.ends[:0]
+}
+
+func (v *indexValues) of(i int) []string {
+	start := 0
+	if i > 0 {
+		start = v.ends[i-1]
+	}
+	return v.vals[start:v.ends[i]]
+}
+
+// computeValues fills v with the values of every index in s for obj. It calls user
+// code and must not run under a lock.
+func computeValues[T Object](v *indexValues, s *indexSet[T], key string, obj T) error {
+	v.reset()
+	for i, fn := range s.funcs {
+		var err error
+		v.vals, err = fn(obj, v.vals)
+		if err != nil {
+			v.reset()
+			return &IndexError{Index: s.names[i], Key: key, Err: err}
+		}
+		v.ends = append(v.ends, len(v.vals))
+	}
+	return nil
+}
+
+// computeValue is computeValues for index i only.
+func computeValue[T Object](v *indexValues, s *indexSet[T], i int, key string, obj T) error {
+	v.reset()
+	var err error
+	v.vals, err = s.funcs[i](obj, v.vals)
+	if err != nil {
+		v.reset()
+		return &IndexError{Index: s.names[i], Key: key, Err: err}
+	}
+	v.ends = append(v.ends, len(v.vals))
+	return nil
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// addTo indexes e under vals in m.
+func addTo[T Object](m map[string]bucket[T], vals []string, e *entry[T]) {
+	for _, v := range vals {
+		b := m[v]
+		if b == nil {
+			b = bucket[T]{}
+			m[v] = b
+		}
+		b[e] = struct{}{}
+	}
+}
+
+// removeFrom removes e from the buckets of vals in m, dropping empty buckets.
+func removeFrom[T Object](m map[string]bucket[T], vals []string, e *entry[T]) {
+	for _, v := range vals {
+		b := m[v]
+		if b == nil {
+			continue
+		}
+		delete(b, e)
+		if len(b) == 0 {
+			delete(m, v)
+		}
+	}
+}

@@ -1,0 +1,570 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"sync/atomic"
+)
+
+// Indexer is a thread-safe store of objects by key, with named secondary
+// indexes. It is the informer's cache.
+//
+// Objects returned by an Indexer are the stored objects themselves, shared
+// with every other reader and with handlers: never mutate them.
+//
+// Key and index functions are user code; the Indexer calls them without
+// holding its lock, then applies the result under the lock, retrying if the
+// same key or the set of indexes changed in between. An update whose index
+// values are unchanged does not touch the index maps and allocates nothing.
+//
+// The iterator forms (All, Values, ByIndexSeq) never hold the lock while the
+// loop body runs: they copy a small batch under a read lock and yield it
+// unlocked, so a loop body may read or write the Indexer. They are weakly
+// consistent, like a concurrent map: every object present for the whole
+// iteration is yielded once, in the state it had when it was copied; objects
+// added or removed during the iteration may or may not be. The slice forms
+// (List, ByIndex, Keys) are consistent snapshots.
+type Indexer[T Object] struct {
+	keyFunc KeyFunc[T]
+
+	mu    sync.RWMutex
+	items map[string]*entry[T]
+	seq   uint64 // last entry sequence handed out
+
+	set atomic.Pointer[indexSet[T]] // written under mu
+}
+
+// entry is one stored object. Its identity is stable for the key's life in
+// the store, so index buckets hold entries and updates swap obj in place.
+type entry[T Object] struct {
+	key string
+	obj T
+	seq uint64 // changes on every write of this entry
+}
+
+// IndexerOptions configures an Indexer. The zero value means MetaKey and no
+// indexes.
+type IndexerOptions[T Object] struct {
+	// KeyFunc computes the key of an object; nil means MetaKey.
+	KeyFunc KeyFunc[T]
+	// Indexers are the initial indexes by name.
+	Indexers map[string]IndexFunc[T]
+}
+
+// NewIndexer returns an empty Indexer.
+func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]*entry[T]{}}
+	if ix.keyFunc == nil {
+		ix.keyFunc = MetaKey[T]
+	}
+	s := &indexSet[T]{}
+	for name, fn := range opts.Indexers {
+		s = s.with(name, fn)
+		s.ready[len(s.ready)-1] = true
+	}
+	ix.set.Store(s)
+	return ix
+}
+
+var scratchPool = sync.Pool{New: func() any { return new([2]indexValues) }}
+
+// Add stores obj, replacing any object with the same key. It is the same as
+// Update.
+func (ix *Indexer[T]) Add(obj T) error {
+	_, _, err := ix.Upsert(obj)
+	return err
+}
+
+// Update stores obj, replacing any object with the same key. It is the same
+// as Add.
+func (ix *Indexer[T]) Update(obj T) error {
+	_, _, err := ix.Upsert(obj)
+	return err
+}
+
+// Upsert stores obj and returns the object it replaced, if any.
+func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
+	key, err := keyOf(ix.keyFunc, obj)
+	if err != nil {
+		return old, false, err
+	}
+	return ix.upsert(key, obj)
+}
+
+// Delete removes the object with obj's key. Deleting an absent key is not an
+// error.
+func (ix *Indexer[T]) Delete(obj T) error {
+	key, err := keyOf(ix.keyFunc, obj)
+	if err != nil {
+		return err
+	}
+	_, _, err = ix.DeleteKey(key)
+	return err
+}
+
+// upsert stores obj under key.
+func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error) {
+	if isNil(obj) {
+		return old, false, ErrNilObject
+	}
+	var sc *[2]indexValues
+	for {
+		s := ix.set.Load()
+		if len(s.funcs) == 0 {
+			ix.mu.Lock()
+			if ix.set.Load() != s {
+				ix.mu.Unlock()
+				continue
+			}
+			e := ix.items[key]
+			ix.seq++
+			if e != nil {
+				old, existed = e.obj, true
+				e.obj, e.seq = obj, ix.seq
+			} else {
+				ix.items[key] = &entry[T]{key: key, obj: obj, seq: ix.seq}
+			}
+			ix.mu.Unlock()
+			break
+		}
+		if sc == nil {
+			sc = scratchPool.Get().(*[2]indexValues)
+		}
+		ix.mu.RLock()
+		e := ix.items[key]
+		var prev T
+		var prevSeq uint64
+		if e != nil {
+			prev, prevSeq = e.obj, e.seq
+		}
+		ix.mu.RUnlock()
+
+		oldVals, newVals := &sc[0], &sc[1]
+		if err = computeValues(newVals, s, key, obj); err != nil {
+			break
+		}
+		if e != nil {
+			if err = computeValues(oldVals, s, key, prev); err != nil {
+				// The stored object's values cannot be recomputed: the index
+				// function is not deterministic. Refuse rather than corrupt.
+				break
+			}
+		}
+
+		ix.mu.Lock()
+		if ix.set.Load() != s || ix.items[key] != e || (e != nil && e.seq != prevSeq) {
+			ix.mu.Unlock()
+			continue
+		}
+		ix.seq++
+		if e == nil {
+			e = &entry[T]{key: key, obj: obj, seq: ix.seq}
+			ix.items[key] = e
+			for i, m := range s.maps {
+				addTo(m, newVals.of(i), e)
+			}
+		} else {
+			old, existed = e.obj, true
+			e.obj, e.seq = obj, ix.seq
+			for i, m := range s.maps {
+				ov, nv := oldVals.of(i), newVals.of(i)
+				if equalStrings(ov, nv) {
+					continue
+				}
+				removeFrom(m, ov, e)
+				addTo(m, nv, e)
+			}
+		}
+		ix.mu.Unlock()
+		break
+	}
+	if sc != nil {
+		sc[0].reset()
+		sc[1].reset()
+		scratchPool.Put(sc)
+	}
+	return old, existed, err
+}
+
+// DeleteKey removes the object stored under key and returns it.
+func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
+	var sc *[2]indexValues
+	defer func() {
+		if sc != nil {
+			sc[0].reset()
+			scratchPool.Put(sc)
+		}
+	}()
+	for {
+		s := ix.set.Load()
+		ix.mu.RLock()
+		e := ix.items[key]
+		var prev T
+		var prevSeq uint64
+		if e != nil {
+			prev, prevSeq = e.obj, e.seq
+		}
+		ix.mu.RUnlock()
+		if e == nil {
+			return old, false, nil
+		}
+		if len(s.funcs) > 0 {
+			if sc == nil {
+				sc = scratchPool.Get().(*[2]indexValues)
+			}
+			if err := computeValues(&sc[0], s, key, prev); err != nil {
+				return old, false, err
+			}
+		}
+		ix.mu.Lock()
+		if ix.set.Load() != s || ix.items[key] != e || e.seq != prevSeq {
+			ix.mu.Unlock()
+			continue
+		}
+		delete(ix.items, key)
+		for i, m := range s.maps {
+			removeFrom(m, sc[0].of(i), e)
+		}
+		ix.mu.Unlock()
+		return prev, true, nil
+	}
+}
+
+// Replace swaps the whole content of the Indexer for items, atomically for
+// readers. Objects whose key or index values cannot be computed are left out
+// and reported in the returned error (errors.Join of each); the others are
+// stored. When several items have the same key, the last one is kept.
+func (ix *Indexer[T]) Replace(items []T) error {
+	var errs []error
+	for {
+		s := ix.set.Load()
+		fresh := make(map[string]*entry[T], len(items))
+		maps := make([]map[string]bucket[T], len(s.maps))
+		for i := range maps {
+			maps[i] = map[string]bucket[T]{}
+		}
+		var vals indexValues
+		errs = errs[:0]
+		for _, obj := range items {
+			key, err := keyOf(ix.keyFunc, obj)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := computeValues(&vals, s, key, obj); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			e := fresh[key]
+			if e != nil {
+				// A duplicate key: the later object wins.
+				for i, m := range maps {
+					var ov indexValues
+					_ = computeValues(&ov, s, key, e.obj) // succeeded just before
+					removeFrom(m, ov.of(i), e)
+				}
+				e.obj = obj
+			} else {
+				e = &entry[T]{key: key, obj: obj}
+				fresh[key] = e
+			}
+			for i, m := range maps {
+				addTo(m, vals.of(i), e)
+			}
+		}
+		ix.mu.Lock()
+		if ix.set.Load() != s {
+			ix.mu.Unlock()
+			continue
+		}
+		for _, e := range fresh {
+			ix.seq++
+			e.seq = ix.seq
+		}
+		ix.items = fresh
+		for i := range s.maps {
+			clear(s.maps[i])
+			for v, b := range maps[i] {
+				s.maps[i][v] = b
+			}
+		}
+		ix.mu.Unlock()
+		return errors.Join(errs...)
+	}
+}
+
+// AddIndex adds a named index and indexes every object already stored. The
+// index is visible to readers once AddIndex returns successfully. If fn fails
+// for a stored object the index is not added and the error is an
+// *IndexError.
+func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
+	if fn == nil {
+		return fmt.Errorf("informer: AddIndex %q: nil IndexFunc", name)
+	}
+	ix.mu.Lock()
+	s := ix.set.Load()
+	for _, n := range s.names {
+		if n == name {
+			ix.mu.Unlock()
+			return fmt.Errorf("%w: %q", ErrIndexExists, name)
+		}
+	}
+	// From here on, writers maintain the new index too.
+	ix.set.Store(s.with(name, fn))
+	type snap struct {
+		e   *entry[T]
+		obj T
+		seq uint64
+	}
+	snaps := make([]snap, 0, len(ix.items))
+	for _, e := range ix.items {
+		snaps = append(snaps, snap{e, e.obj, e.seq})
+	}
+	ix.mu.Unlock()
+
+	// Compute the values of existing objects without the lock.
+	var vals indexValues
+	all := make([][]string, len(snaps))
+	var err error
+	for k, sn := range snaps {
+		s := ix.set.Load()
+		i := len(s.names) - 1
+		for i >= 0 && s.names[i] != name {
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		if err = computeValue(&vals, s, i, sn.e.key, sn.obj); err != nil {
+			break
+		}
+		all[k] = append([]string(nil), vals.of(0)...)
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	s = ix.set.Load()
+	i := -1
+	for j, n := range s.names {
+		if n == name {
+			i = j
+		}
+	}
+	if err != nil {
+		ix.set.Store(s.withReady(i, false))
+		return err
+	}
+	m := s.maps[i]
+	for k, sn := range snaps {
+		// An entry written since the snapshot was indexed by its writer; a
+		// deleted one must stay out.
+		if ix.items[sn.e.key] != sn.e || sn.e.seq != sn.seq {
+			continue
+		}
+		addTo(m, all[k], sn.e)
+	}
+	ix.set.Store(s.withReady(i, true))
+	return nil
+}
+
+// Get returns the object stored under key.
+func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
+	ix.mu.RLock()
+	e := ix.items[key]
+	if e != nil {
+		obj, ok = e.obj, true
+	}
+	ix.mu.RUnlock()
+	return obj, ok
+}
+
+// Len returns the number of stored objects.
+func (ix *Indexer[T]) Len() int {
+	ix.mu.RLock()
+	n := len(ix.items)
+	ix.mu.RUnlock()
+	return n
+}
+
+// Keys returns a snapshot of the stored keys, in no particular order.
+func (ix *Indexer[T]) Keys() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	keys := make([]string, 0, len(ix.items))
+	for k := range ix.items {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// List returns a snapshot of the stored objects, in no particular order.
+func (ix *Indexer[T]) List() []T {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	objs := make([]T, 0, len(ix.items))
+	for _, e := range ix.items {
+		objs = append(objs, e.obj)
+	}
+	return objs
+}
+
+// batchSize is how many objects an iterator copies per read lock.
+const batchSize = 64
+
+// All returns a weakly consistent iterator over the stored keys and objects.
+func (ix *Indexer[T]) All() iter.Seq2[string, T] {
+	return func(yield func(string, T) bool) {
+		var keys [batchSize]string
+		var objs [batchSize]T
+		n := 0
+		ix.mu.RLock()
+		for k, e := range ix.items {
+			keys[n], objs[n] = k, e.obj
+			n++
+			if n < batchSize {
+				continue
+			}
+			ix.mu.RUnlock()
+			for j := range n {
+				if !yield(keys[j], objs[j]) {
+					return
+				}
+			}
+			n = 0
+			ix.mu.RLock()
+		}
+		ix.mu.RUnlock()
+		for j := range n {
+			if !yield(keys[j], objs[j]) {
+				return
+			}
+		}
+	}
+}
+
+// Values returns a weakly consistent iterator over the stored objects.
+func (ix *Indexer[T]) Values() iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for _, obj := range ix.All() {
+			if !yield(obj) {
+				return
+			}
+		}
+	}
+}
+
+// bucketOf returns the bucket of value in the named index; the caller holds
+// the read lock.
+func (ix *Indexer[T]) bucketOf(index, value string) (bucket[T], error) {
+	s := ix.set.Load()
+	i := s.find(index)
+	if i < 0 {
+		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
+	}
+	return s.maps[i][value], nil
+}
+
+// ByIndex returns a snapshot of the objects whose index values include value.
+func (ix *Indexer[T]) ByIndex(index, value string) ([]T, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	b, err := ix.bucketOf(index, value)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]T, 0, len(b))
+	for e := range b {
+		objs = append(objs, e.obj)
+	}
+	return objs, nil
+}
+
+// ByIndexSeq returns a weakly consistent iterator over the objects whose
+// index values include value. It fails only if the index does not exist.
+func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
+	ix.mu.RLock()
+	_, err := ix.bucketOf(index, value)
+	ix.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(T) bool) {
+		var objs [batchSize]T
+		n := 0
+		ix.mu.RLock()
+		b, err := ix.bucketOf(index, value)
+		if err != nil {
+			ix.mu.RUnlock()
+			return
+		}
+		for e := range b {
+			objs[n] = e.obj
+			n++
+			if n < batchSize {
+				continue
+			}
+			ix.mu.RUnlock()
+			for j := range n {
+				if !yield(objs[j]) {
+					return
+				}
+			}
+			n = 0
+			ix.mu.RLock()
+		}
+		ix.mu.RUnlock()
+		for j := range n {
+			if !yield(objs[j]) {
+				return
+			}
+		}
+	}, nil
+}
+
+// IndexKeys returns the keys of the objects whose index values include value.
+func (ix *Indexer[T]) IndexKeys(index, value string) ([]string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	b, err := ix.bucketOf(index, value)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(b))
+	for e := range b {
+		keys = append(keys, e.key)
+	}
+	return keys, nil
+}
+
+// IndexValues returns the distinct values present in the named index.
+func (ix *Indexer[T]) IndexValues(index string) ([]string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	s := ix.set.Load()
+	i := s.find(index)
+	if i < 0 {
+		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
+	}
+	vals := make([]string, 0, len(s.maps[i]))
+	for v := range s.maps[i] {
+		vals = append(vals, v)
+	}
+	return vals, nil
+}
+
+// Indexes returns the names of the indexes readers can use.
+func (ix *Indexer[T]) Indexes() []string {
+	s := ix.set.Load()
+	var names []string
+	for i, n := range s.names {
+		if s.ready[i] {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// hasIndex reports whether the named index is ready.
+func (ix *Indexer[T]) hasIndex(name string) bool { return ix.set.Load().find(name) >= 0 }

@@ -1,0 +1,142 @@
+package informer
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Source is the one interface a backend implements: a Kubernetes API server,
+// any HTTP service with list and watch, or memory. An informer lists a
+// Source, then watches it from the list's resourceVersion.
+//
+// Concurrency: a Source must be safe for concurrent use by multiple
+// goroutines; a Reflector makes at most one List or Watch call at a time, but
+// several informers may share one Source.
+//
+// Errors: List and Watch, and a Watcher's Next, report with errors.Is(err,
+// ErrExpired) that the resourceVersion or continue token they were given is
+// too old to serve; the reflector then lists again from scratch. Watch
+// reports ErrWatchListUnsupported when asked for initial events it cannot
+// send; the reflector then lists. Every other error means "try again later":
+// the reflector backs off and retries, resuming from the last
+// resourceVersion it saw. A Source must not retry an expired request itself.
+// A Source should honour ctx: when it ends, calls return promptly with an
+// error wrapping ctx.Err().
+//
+// Objects: a Source hands over the objects it returns. It must not change an
+// object after returning it; the informer shares it with the cache and every
+// handler.
+type Source[T Object] interface {
+	// List returns one page of the collection. An empty Continue in the
+	// result means it was the last page.
+	List(ctx context.Context, opts ListOptions) (Page[T], error)
+	// Watch opens a stream of changes after opts.ResourceVersion. It returns
+	// once the stream is open; events are read with the Watcher's Next. The
+	// stream ends when ctx ends, when the Watcher is closed, or when the
+	// source ends it (Next then returns io.EOF).
+	Watch(ctx context.Context, opts WatchOptions) (Watcher[T], error)
+}
+
+// ListOptions are the arguments of Source.List.
+type ListOptions struct {
+	// ResourceVersion is the oldest state the list may show. "" asks for the
+	// most recent state (a consistent read); "0" accepts any state, however
+	// old, which a server may serve from a cache. Sources that keep no
+	// history may ignore it.
+	ResourceVersion string
+	// ResourceVersionMatch says how ResourceVersion is applied
+	// ("NotOlderThan", "Exact"); "" means the source's default. Sources
+	// other than Kubernetes may ignore it.
+	ResourceVersionMatch string
+	// Limit is the most items one page may hold; 0 means no limit. A source
+	// may return fewer items, with a Continue token for the rest.
+	Limit int64
+	// Continue is the token from the previous page; "" asks for the first.
+	// A source reports an expired token with ErrExpired.
+	Continue string
+}
+
+// Page is one page of a list.
+type Page[T Object] struct {
+	// Items are the objects of this page.
+	Items []T
+	// ResourceVersion is the version of the collection the list shows. Pages
+	// after the first carry the first page's version.
+	ResourceVersion string
+	// Continue, when not empty, fetches the next page.
+	Continue string
+}
+
+// WatchOptions are the arguments of Source.Watch.
+type WatchOptions struct {
+	// ResourceVersion is where the stream starts: events after it. ""
+	// means "from now" for sources with history; a watch that will replay
+	// the current state first should use SendInitialEvents.
+	ResourceVersion string
+	// AllowBookmarks asks for Bookmark events, which carry only a
+	// resourceVersion and let a watch resume from further on.
+	AllowBookmarks bool
+	// Timeout, when not zero, asks the source to end the stream cleanly after
+	// about this long (Kubernetes' timeoutSeconds).
+	Timeout time.Duration
+	// SendInitialEvents asks for a streaming list: the stream begins with an
+	// Added event for every object present, then an InitialEventsEnd event,
+	// then changes. A source that cannot returns ErrWatchListUnsupported.
+	SendInitialEvents bool
+}
+
+// Watcher is an open watch stream, read by pulling.
+//
+// Next and Close may be called concurrently with each other, but Next must
+// not be called from two goroutines at once.
+type Watcher[T Object] interface {
+	// Next blocks until the next event, and returns io.EOF when the stream
+	// ended cleanly. After an error other than a recoverable decode problem
+	// the stream is over; the reader calls Close.
+	Next() (Event[T], error)
+	// Close ends the stream and releases its resources; a blocked Next
+	// returns. Close may be called more than once.
+	Close() error
+}
+
+// EventType is the kind of a watch Event.
+type EventType uint8
+
+// The kinds of Event.
+const (
+	// EventAdded: Object was created (or, in a streaming list's initial
+	// events, exists).
+	EventAdded EventType = iota + 1
+	// EventModified: Object changed.
+	EventModified
+	// EventDeleted: Object was deleted; it is the object's last state.
+	EventDeleted
+	// EventBookmark: nothing changed, but the stream has reached
+	// ResourceVersion. Object is the zero value.
+	EventBookmark
+	// EventInitialEventsEnd: a streaming list's initial events are complete
+	// as of ResourceVersion. Object is the zero value.
+	EventInitialEventsEnd
+)
+
+var eventTypeNames = [...]string{"", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "INITIAL_EVENTS_END"}
+
+// String returns the event type's name as Kubernetes spells it.
+func (t EventType) String() string {
+	if t > 0 && int(t) < len(eventTypeNames) {
+		return eventTypeNames[t]
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one change read from a watch.
+type Event[T Object] struct {
+	Type EventType
+	// Object is the object's new state (its last state for EventDeleted);
+	// the zero value for EventBookmark and EventInitialEventsEnd.
+	Object T
+	// ResourceVersion is the version the stream has reached. For object
+	// events it may be left empty, and the object's own is used.
+	ResourceVersion string
+}
