@@ -1,0 +1,398 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Sink is what a Reflector writes into. *DeltaFIFO satisfies it.
+//
+// A relist arrives as BeginReplace, any number of ReplaceItems (one per
+// page), then EndReplace: the items are the complete state, and whatever the
+// sink held that is not among them has vanished. A relist that fails half
+// way is followed by a new BeginReplace.
+type Sink[T Object] interface {
+	Add(obj T) error
+	Update(obj T) error
+	Delete(obj T) error
+	BeginReplace()
+	ReplaceItems(items []T) error
+	EndReplace() error
+}
+
+// ReflectorOptions configures a Reflector. The zero value means the
+// documented defaults.
+type ReflectorOptions struct {
+	// Name identifies the reflector in logs and errors.
+	Name string
+	// PageSize is the Limit of each List call; 0 means 500, a negative value
+	// means no limit.
+	PageSize int64
+	// ListResourceVersion is the ResourceVersion of the first list: ""
+	// (default) for the most recent state, or "0" to accept a possibly stale
+	// one that is cheaper for the server. A relist after an expired version
+	// always uses "".
+	ListResourceVersion string
+	// WatchList makes the reflector try a streaming list first (a watch with
+	// SendInitialEvents). If the source returns ErrWatchListUnsupported it
+	// falls back to List for good.
+	WatchList bool
+	// MinWatchTimeout is the shortest server-side timeout asked of a watch;
+	// each watch asks for a random value in [MinWatchTimeout,
+	// 2×MinWatchTimeout), so that many clients do not reconnect at once.
+	// Default 5m. A watch that stays silent past its timeout plus a minute
+	// is considered stalled, and closed.
+	MinWatchTimeout time.Duration
+	// Backoff paces retries after errors.
+	Backoff Backoff
+	// OnError, if set, is called with every error the reflector meets:
+	// *SourceError for failed calls and *ObjectError for rejected objects and
+	// events. It is called from the reflector's goroutine and must not block
+	// for long.
+	OnError func(error)
+	// Logger receives the same errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// SourceError reports a failed Source call.
+type SourceError struct {
+	// Op is "list", "watch" or "watchlist".
+	Op string
+	// ResourceVersion is the version the call started from.
+	ResourceVersion string
+	Err             error
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("informer: %s from resourceVersion %q: %v", e.Op, e.ResourceVersion, e.Err)
+}
+
+// Unwrap returns the Source's error.
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Reflector lists a Source and then watches it, writing what it reads into a
+// Sink. It is a loop over explicit states:
+//
+//	list     → paged List from scratch into BeginReplace/ReplaceItems/EndReplace, then watch
+//	watch    → Watch from the last resourceVersion seen; events go to Add/Update/Delete
+//	watch ends cleanly or times out → watch again, from the last resourceVersion
+//	watch fails                     → back off, then watch again from the last resourceVersion
+//	"expired" (ErrExpired)          → list again, asking for the most recent state
+//	event out of order              → list again
+//	streaming list (WatchList)      → like list, but the first watch sends the state first
+//
+// Errors back off with a capped, jittered exponential delay that resets after
+// a healthy run.
+type Reflector[T Object] struct {
+	src  Source[T]
+	sink Sink[T]
+	opts ReflectorOptions
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	lastRV string
+
+	noWatchList bool // the source refused a streaming list
+}
+
+// NewReflector returns a Reflector that reads src into sink.
+func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) *Reflector[T] {
+	if opts.PageSize == 0 {
+		opts.PageSize = 500
+	}
+	if opts.MinWatchTimeout <= 0 {
+		opts.MinWatchTimeout = 5 * time.Minute
+	}
+	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if opts.Name != "" {
+		r.log = r.log.With("reflector", opts.Name)
+	}
+	return r
+}
+
+// LastSyncResourceVersion returns the resourceVersion of the last list or
+// event the reflector wrote into its sink, or "" before the first list.
+func (r *Reflector[T]) LastSyncResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRV
+}
+
+func (r *Reflector[T]) setLastRV(rv string) {
+	r.mu.Lock()
+	r.lastRV = rv
+	r.mu.Unlock()
+}
+
+type reflectorState int
+
+const (
+	stateList reflectorState = iota
+	stateWatch
+)
+
+// errStalled reports a watch that stayed silent past its deadline.
+var errStalled = errors.New("informer: watch stalled")
+
+// Run lists and watches until ctx ends, and then returns ctx's cause.
+func (r *Reflector[T]) Run(ctx context.Context) error {
+	b := newBackoff(r.opts.Backoff)
+	state := stateList
+	listRV := r.opts.ListResourceVersion
+	for ctx.Err() == nil {
+		var err error
+		switch state {
+		case stateList:
+			if r.opts.WatchList && !r.noWatchList {
+				var listed bool
+				listed, err = r.stream(ctx, b, true)
+				if errors.Is(err, ErrWatchListUnsupported) {
+					r.log.Info("streaming list not supported by the source; falling back to list")
+					r.noWatchList = true
+					continue
+				}
+				if listed {
+					state = stateWatch
+				}
+			} else {
+				err = r.list(ctx, listRV)
+				if err == nil {
+					state = stateWatch
+					continue
+				}
+			}
+		case stateWatch:
+			_, err = r.stream(ctx, b, false)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		switch {
+		case err == nil:
+			continue // a clean end: watch again at once
+		case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder):
+			// Relist from the most recent state: an older one may be gone.
+			r.report(err)
+			state, listRV = stateList, ""
+			if !errors.Is(err, ErrOutOfOrder) {
+				continue
+			}
+		default:
+			r.report(err)
+		}
+		if !sleep(ctx, b.delay(time.Now())) {
+			break
+		}
+	}
+	return context.Cause(ctx)
+}
+
+// sleep waits for d or ctx's end, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (r *Reflector[T]) report(err error) {
+	r.log.Warn("informer reflector", "err", err)
+	if r.opts.OnError != nil {
+		r.opts.OnError(err)
+	}
+}
+
+// list reads the whole collection, page by page, into a replacement.
+func (r *Reflector[T]) list(ctx context.Context, rv string) error {
+	opts := ListOptions{ResourceVersion: rv}
+	if r.opts.PageSize > 0 {
+		opts.Limit = r.opts.PageSize
+	}
+	r.sink.BeginReplace()
+	listRV := ""
+	for {
+		page, err := r.src.List(ctx, opts)
+		if err != nil {
+			return &SourceError{Op: "list", ResourceVersion: rv, Err: err}
+		}
+		if listRV == "" {
+			listRV = page.ResourceVersion
+		}
+		if err := r.sink.ReplaceItems(page.Items); err != nil {
+			r.report(err) // bad items are skipped; the rest is in
+		}
+		// Drop the page so its backing array can be collected while the
+		// next one is read.
+		page.Items = nil
+		if page.Continue == "" {
+			break
+		}
+		opts.Continue = page.Continue
+		opts.ResourceVersion = ""
+	}
+	if err := r.sink.EndReplace(); err != nil {
+		return err
+	}
+	r.setLastRV(listRV)
+	return nil
+}
+
+// stream watches from the last resourceVersion until the stream ends. With
+// initial, it is a streaming list: the initial events become a replacement
+// (listed reports that it completed), and the same stream then goes on as a
+// watch.
+func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (listed bool, err error) {
+	timeout := r.opts.MinWatchTimeout + rand.N(r.opts.MinWatchTimeout)
+	// A watch that stays open well past the timeout it asked for is stalled.
+	wctx, cancel := context.WithTimeoutCause(ctx, timeout+time.Minute, errStalled)
+	defer cancel()
+	from := r.LastSyncResourceVersion()
+	op := "watch"
+	if initial {
+		from, op = "", "watchlist"
+	}
+	started := time.Now()
+	w, err := r.src.Watch(wctx, WatchOptions{
+		ResourceVersion:   from,
+		AllowBookmarks:    true,
+		Timeout:           timeout,
+		SendInitialEvents: initial,
+	})
+	if err != nil {
+		if initial && errors.Is(err, ErrWatchListUnsupported) {
+			return false, err
+		}
+		return false, &SourceError{Op: op, ResourceVersion: from, Err: err}
+	}
+	defer w.Close()
+
+	var pageBuf []T
+	inInitial := initial
+	if initial {
+		r.sink.BeginReplace()
+		pageBuf = make([]T, 0, max(r.opts.PageSize, 1))
+	}
+	flush := func() {
+		if len(pageBuf) == 0 {
+			return
+		}
+		if err := r.sink.ReplaceItems(pageBuf); err != nil {
+			r.report(err)
+		}
+		clear(pageBuf)
+		pageBuf = pageBuf[:0]
+	}
+	events := 0
+	for {
+		ev, err := w.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return !inInitial && initial, nil
+			}
+			if errors.Is(err, io.EOF) || errors.Is(context.Cause(wctx), errStalled) {
+				if errors.Is(context.Cause(wctx), errStalled) {
+					err = errStalled
+				} else if !inInitial && (events > 0 || time.Since(started) >= time.Second) {
+					return !inInitial && initial, nil // a clean end after a useful watch
+				}
+				if !errors.Is(err, errStalled) && !inInitial {
+					err = errors.New("watch ended at once without an event")
+				}
+			}
+			if inInitial && errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: err}
+		}
+		events++
+		rv := ev.ResourceVersion
+		switch ev.Type {
+		case EventAdded, EventModified, EventDeleted:
+			if isNil(ev.Object) {
+				r.report(&ObjectError{Op: op, Err: fmt.Errorf("%s event: %w", ev.Type, ErrNilObject)})
+				continue
+			}
+			if rv == "" {
+				rv = ev.Object.GetResourceVersion()
+			}
+			if inInitial {
+				if ev.Type != EventAdded {
+					return initial && !inInitial, &SourceError{Op: op, Err: fmt.Errorf("%s event before the end of the initial events", ev.Type)}
+				}
+				pageBuf = append(pageBuf, ev.Object)
+				if int64(len(pageBuf)) >= max(r.opts.PageSize, 1) {
+					flush()
+				}
+				continue
+			}
+			if olderRV(rv, r.LastSyncResourceVersion()) {
+				return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, r.LastSyncResourceVersion())}
+			}
+			var err error
+			switch ev.Type {
+			case EventAdded:
+				err = r.sink.Add(ev.Object)
+			case EventModified:
+				err = r.sink.Update(ev.Object)
+			default:
+				err = r.sink.Delete(ev.Object)
+			}
+			if err != nil {
+				r.report(&ObjectError{Op: op, Err: fmt.Errorf("%s event: %w", ev.Type, err)})
+			}
+			if rv != "" {
+				r.setLastRV(rv)
+			}
+		case EventBookmark:
+			if inInitial {
+				continue // progress only; the end marker comes as its own type
+			}
+			if rv == "" {
+				r.report(&ObjectError{Op: op, Err: ErrBookmarkWithoutVersion})
+				continue
+			}
+			if !olderRV(rv, r.LastSyncResourceVersion()) {
+				r.setLastRV(rv)
+			}
+		case EventInitialEventsEnd:
+			if !inInitial {
+				r.report(&ObjectError{Op: op, Err: fmt.Errorf("%w: %s outside a streaming list", ErrUnknownEventType, ev.Type)})
+				continue
+			}
+			flush()
+			if err := r.sink.EndReplace(); err != nil {
+				return false, err
+			}
+			inInitial = false
+			r.setLastRV(rv)
+			b.reset()
+		default:
+			r.report(&ObjectError{Op: op, Err: fmt.Errorf("%w: %d", ErrUnknownEventType, ev.Type)})
+		}
+	}
+}
+
+// olderRV reports whether rv is older than last, when both are numbers (as
+// Kubernetes' are in practice). Opaque versions are never compared.
+func olderRV(rv, last string) bool {
+	if rv == "" || last == "" {
+		return false
+	}
+	a, err1 := strconv.ParseUint(rv, 10, 64)
+	b, err2 := strconv.ParseUint(last, 10, 64)
+	return err1 == nil && err2 == nil && a < b
+}
