@@ -1,0 +1,498 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Options configures an Informer. The zero value means the documented
+// defaults.
+type Options[T Object] struct {
+	// KeyFunc computes an object's key; nil means MetaKey.
+	KeyFunc KeyFunc[T]
+	// Indexers are indexes of the cache, by name, in addition to
+	// NamespaceIndex, which is always present (an entry with that name
+	// replaces the default). More can be added at any time with AddIndex.
+	Indexers map[string]IndexFunc[T]
+	// Transform, if set, is applied to every object from the Source before
+	// it enters the cache, for example to drop fields the program does not
+	// need. It may return its argument changed in place (the object is
+	// not shared yet) or a new object. An object whose Transform fails is
+	// left out, as if the Source had not returned it, and the error is
+	// reported.
+	Transform func(T) (T, error)
+	// ResyncPeriod is the resync period of handlers whose HandlerOptions
+	// leave it zero; 0 means no resync. See HandlerOptions.ResyncPeriod.
+	ResyncPeriod time.Duration
+	// Reflector configures listing and watching. Its OnError and Logger
+	// default to the informer's.
+	Reflector ReflectorOptions
+	// OnError, if set, is called with every error the informer meets: from
+	// the reflector (*SourceError, *ObjectError), from key and index
+	// functions (*KeyError, *IndexError), and panics recovered from handlers
+	// (*HandlerPanicError). It is user code called from the informer's
+	// goroutines, never under a lock; it must not block for long.
+	OnError func(error)
+	// Logger receives the same errors; nil means slog.Default().
+	Logger *slog.Logger
+	// BatchSize is the most keys the process loop takes from the queue at
+	// once; 0 means 128.
+	BatchSize int
+}
+
+// HandlerOptions configures one handler.
+type HandlerOptions struct {
+	// Name identifies the handler in logs and errors.
+	Name string
+	// ResyncPeriod, when positive, sends the handler an OnUpdate(obj, obj)
+	// for every cached object this often; 0 means the informer's
+	// ResyncPeriod; a negative value means never.
+	ResyncPeriod time.Duration
+	// CoalesceAbove picks what a slow handler costs in memory. 0 (the
+	// default) queues every notification: memory grows with the backlog,
+	// as in client-go. A positive value bounds the backlog by keys: once
+	// more than CoalesceAbove notifications are queued, a new notification
+	// for a key that already has one queued since then is folded into it,
+	// so the handler gets only the newest pending state of each key and
+	// memory is O(keys), not O(events). Folding never reorders a key's
+	// states and never drops a deletion: add or update followed by update
+	// becomes one add or update (with the first notification's old
+	// object); add or update followed by delete becomes the delete; a
+	// delete followed by a new add stays two notifications.
+	CoalesceAbove int
+}
+
+// Informer keeps an indexed cache of a Source's objects current and tells
+// handlers what changed. See the package documentation for its guarantees.
+type Informer[T Object] struct {
+	opts Options[T]
+	log  *slog.Logger
+	ix   *Indexer[T]
+	fifo *DeltaFIFO[T]
+	refl *Reflector[T]
+
+	mu        sync.Mutex
+	state     int // idle, running, stopped
+	listeners []*listener[T]
+	pending   []*listener[T] // added while running, not yet admitted
+	wg        *sync.WaitGroup
+	ctrl      chan struct{}
+
+	synced   chan struct{}
+	stopped  chan struct{}
+	isSynced bool // process loop
+
+	notes []keyedNote[T] // process loop scratch
+}
+
+const (
+	stateIdle = iota
+	stateRunning
+	stateStopped
+)
+
+type keyedNote[T Object] struct {
+	key string
+	n   notification[T]
+}
+
+// New returns an Informer over src. It starts nothing: call Run.
+func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 128
+	}
+	inf := &Informer[T]{
+		opts:    opts,
+		log:     opts.Logger,
+		ctrl:    make(chan struct{}, 1),
+		synced:  make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	if inf.log == nil {
+		inf.log = slog.Default()
+	}
+	indexers := map[string]IndexFunc[T]{NamespaceIndex: IndexByNamespace[T]()}
+	for name, fn := range opts.Indexers {
+		indexers[name] = fn
+	}
+	inf.ix = NewIndexer(IndexerOptions[T]{KeyFunc: opts.KeyFunc, Indexers: indexers})
+	inf.fifo = NewDeltaFIFO(DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: inf.ix})
+	ropts := opts.Reflector
+	if ropts.OnError == nil {
+		ropts.OnError = opts.OnError
+	}
+	if ropts.Logger == nil {
+		ropts.Logger = inf.log
+	}
+	inf.refl = NewReflector[T](src, informerSink[T]{inf}, ropts)
+	return inf
+}
+
+// Indexer returns the cache. Read it freely; writing to it directly breaks
+// the informer's guarantees.
+func (inf *Informer[T]) Indexer() *Indexer[T] { return inf.ix }
+
+// Lister returns a read-only view of the cache.
+func (inf *Informer[T]) Lister() Lister[T] { return NewLister(inf.ix) }
+
+// AddIndex adds an index to the cache, at any time; see Indexer.AddIndex.
+func (inf *Informer[T]) AddIndex(name string, fn IndexFunc[T]) error {
+	return inf.ix.AddIndex(name, fn)
+}
+
+// LastSyncResourceVersion returns the resourceVersion the cache has reached
+// (as far as the reflector has written it), or "" before the first list.
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	return inf.refl.LastSyncResourceVersion()
+}
+
+// HasSynced reports whether the first complete list is in the cache.
+func (inf *Informer[T]) HasSynced() bool {
+	select {
+	case <-inf.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForSync waits until HasSynced is true. It returns ctx's error if ctx
+// ends first, and ErrStopped if Run returns first.
+func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-inf.synced:
+		return nil
+	default:
+	}
+	select {
+	case <-inf.synced:
+		return nil
+	case <-inf.stopped:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// AddHandler registers h, before or after Run. A handler added after the
+// informer has started first receives the cache's contents as OnAdd(obj,
+// true), consistently with the changes that follow: nothing is missed or
+// repeated. It fails with ErrStopped once Run has returned.
+func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
+	l := newListener(h, opts, inf.report)
+	if l.resync == 0 {
+		l.resync = inf.opts.ResyncPeriod
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	switch inf.state {
+	case stateStopped:
+		return nil, ErrStopped
+	case stateIdle:
+		inf.listeners = append(inf.listeners, l)
+	default:
+		inf.pending = append(inf.pending, l)
+		inf.poke()
+	}
+	return &Registration[T]{l: l, poke: inf.poke}, nil
+}
+
+// poke wakes the process loop to admit or prune handlers.
+func (inf *Informer[T]) poke() {
+	select {
+	case inf.ctrl <- struct{}{}:
+	default:
+	}
+}
+
+func (inf *Informer[T]) report(err error) {
+	inf.log.Warn("informer", "err", err)
+	if inf.opts.OnError != nil {
+		inf.opts.OnError(err)
+	}
+}
+
+// Run lists and watches the Source, keeps the cache current and calls the
+// handlers, until ctx ends. It returns only after every goroutine it started
+// has exited and no handler call is in progress, with ctx's cause. A second
+// call returns ErrAlreadyStarted.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	inf.mu.Lock()
+	if inf.state != stateIdle {
+		inf.mu.Unlock()
+		return ErrAlreadyStarted
+	}
+	inf.state = stateRunning
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg := &sync.WaitGroup{}
+	inf.wg = wg
+	for _, l := range inf.listeners {
+		inf.startListener(runCtx, l)
+	}
+	inf.mu.Unlock()
+
+	wg.Go(func() { inf.refl.Run(runCtx) })
+	inf.processLoop(runCtx)
+	cancel()
+	wg.Wait()
+
+	inf.mu.Lock()
+	inf.state = stateStopped
+	ls := append(inf.listeners, inf.pending...)
+	inf.pending = nil
+	inf.mu.Unlock()
+	for _, l := range ls {
+		l.finish()
+	}
+	inf.fifo.Close()
+	close(inf.stopped)
+	return context.Cause(ctx)
+}
+
+// startListener starts l's goroutine; the caller holds inf.mu.
+func (inf *Informer[T]) startListener(ctx context.Context, l *listener[T]) {
+	if l.start() {
+		inf.wg.Go(func() { l.run(ctx) })
+	}
+}
+
+// processLoop pops deltas, applies them to the cache, and hands the
+// notifications to the listeners, until ctx ends.
+func (inf *Informer[T]) processLoop(ctx context.Context) {
+	buf := make([]KeyDeltas[T], 0, inf.opts.BatchSize)
+	rs := newResyncer[T]()
+	defer rs.stop()
+	rs.plan(inf.snapshotListeners(), time.Now())
+	for {
+		batch, initial, err := inf.fifo.take(buf[:0], inf.opts.BatchSize)
+		if err != nil {
+			return
+		}
+		if len(batch) > 0 {
+			inf.process(batch)
+			inf.fifo.done(batch, initial)
+			inf.checkSynced()
+			select {
+			case <-ctx.Done():
+				return
+			case <-inf.ctrl:
+				inf.admit(ctx, rs)
+			case <-rs.c():
+				inf.resync(rs)
+			default:
+			}
+			continue
+		}
+		inf.checkSynced()
+		var fifoSynced <-chan struct{}
+		if !inf.isSynced {
+			fifoSynced = inf.fifo.Synced()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-inf.fifo.ready:
+		case <-fifoSynced:
+		case <-inf.ctrl:
+			inf.admit(ctx, rs)
+		case <-rs.c():
+			inf.resync(rs)
+		}
+	}
+}
+
+func (inf *Informer[T]) snapshotListeners() []*listener[T] {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.listeners
+}
+
+// checkSynced marks the informer and its listeners synced once the queue
+// reports the first list processed.
+func (inf *Informer[T]) checkSynced() {
+	if inf.isSynced || !inf.fifo.HasSynced() {
+		return
+	}
+	inf.isSynced = true
+	close(inf.synced)
+	for _, l := range inf.snapshotListeners() {
+		l.markSynced()
+	}
+}
+
+// process applies a batch to the cache, then hands its notifications out.
+func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
+	notes := inf.notes[:0]
+	for _, kd := range batch {
+		for _, d := range kd.Deltas {
+			if d.Type == DeltaDeleted {
+				_, existed, err := inf.ix.DeleteKey(kd.Key)
+				if err != nil {
+					inf.report(err)
+				}
+				if existed {
+					notes = append(notes, keyedNote[T]{kd.Key, notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}})
+				}
+				continue
+			}
+			old, existed, err := inf.ix.upsert(kd.Key, d.Object)
+			if err != nil {
+				inf.report(err)
+				continue
+			}
+			if existed {
+				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}})
+			} else {
+				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
+			}
+		}
+	}
+	if len(notes) > 0 {
+		for _, l := range inf.snapshotListeners() {
+			l.mu.Lock()
+			for i := range notes {
+				l.pushLocked(notes[i].key, notes[i].n)
+			}
+			l.mu.Unlock()
+			l.signal()
+		}
+	}
+	clear(notes)
+	inf.notes = notes[:0]
+}
+
+// admit adds the handlers registered while running: each first gets the
+// cache's contents as initial adds, then every later change. Run by the
+// process loop between batches, so no change falls between the two. It also
+// forgets removed handlers.
+func (inf *Informer[T]) admit(ctx context.Context, rs *resyncer[T]) {
+	inf.mu.Lock()
+	adds := inf.pending
+	inf.pending = nil
+	inf.mu.Unlock()
+	for _, l := range adds {
+		n := 0
+		l.mu.Lock()
+		for key, obj := range inf.ix.All() {
+			l.pushLocked(key, notification[T]{new: obj, kind: notifyAdd, flag: true})
+			if n++; n%batchSize == 0 {
+				l.mu.Unlock()
+				l.mu.Lock()
+			}
+		}
+		l.mu.Unlock()
+		if inf.isSynced {
+			l.markSynced()
+		}
+	}
+	inf.mu.Lock()
+	kept := make([]*listener[T], 0, len(inf.listeners)+len(adds))
+	for _, l := range append(inf.listeners, adds...) {
+		l.mu.Lock()
+		removed := l.removed
+		l.mu.Unlock()
+		if !removed {
+			kept = append(kept, l)
+		}
+	}
+	inf.listeners = kept
+	for _, l := range adds {
+		inf.startListener(ctx, l)
+	}
+	inf.mu.Unlock()
+	for _, l := range adds {
+		l.signal()
+	}
+	rs.plan(kept, time.Now())
+}
+
+// resync sends every cached object, as OnUpdate(obj, obj), to the listeners
+// whose resync period has come.
+func (inf *Informer[T]) resync(rs *resyncer[T]) {
+	due := rs.due(time.Now())
+	if len(due) == 0 {
+		return
+	}
+	for key, obj := range inf.ix.All() {
+		for _, l := range due {
+			l.mu.Lock()
+			l.pushLocked(key, notification[T]{old: obj, new: obj, kind: notifyUpdate})
+			l.mu.Unlock()
+		}
+	}
+	for _, l := range due {
+		l.signal()
+	}
+	rs.plan(inf.snapshotListeners(), time.Now())
+}
+
+// informerSink is the reflector's view of the informer: the transform, then
+// the queue.
+type informerSink[T Object] struct{ inf *Informer[T] }
+
+func (s informerSink[T]) transform(obj T) (T, error) {
+	fn := s.inf.opts.Transform
+	if fn == nil || isNil(obj) {
+		return obj, nil
+	}
+	out, err := fn(obj)
+	if err == nil && isNil(out) {
+		err = ErrNilObject
+	}
+	if err != nil {
+		return out, &ObjectError{Op: "transform", Err: err}
+	}
+	return out, nil
+}
+
+func (s informerSink[T]) Add(obj T) error {
+	obj, err := s.transform(obj)
+	if err != nil {
+		return err
+	}
+	return s.inf.fifo.Add(obj)
+}
+
+func (s informerSink[T]) Update(obj T) error {
+	obj, err := s.transform(obj)
+	if err != nil {
+		return err
+	}
+	return s.inf.fifo.Update(obj)
+}
+
+func (s informerSink[T]) Delete(obj T) error {
+	obj, err := s.transform(obj)
+	if err != nil {
+		return err
+	}
+	return s.inf.fifo.Delete(obj)
+}
+
+func (s informerSink[T]) BeginReplace() { s.inf.fifo.BeginReplace() }
+
+func (s informerSink[T]) ReplaceItems(items []T) error {
+	var errs []error
+	if s.inf.opts.Transform != nil {
+		kept := items[:0]
+		for _, obj := range items {
+			out, err := s.transform(obj)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			kept = append(kept, out)
+		}
+		clear(items[len(kept):])
+		items = kept
+	}
+	if err := s.inf.fifo.ReplaceItems(items); err != nil {
+		errs = append(errs, err)
+	}
+	return joinErrors(errs)
+}
+
+func (s informerSink[T]) EndReplace() error { return s.inf.fifo.EndReplace() }

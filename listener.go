@@ -1,0 +1,375 @@
+package informer
+
+import (
+	"context"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// notifyKind is the kind of a notification.
+type notifyKind uint8
+
+const (
+	notifyAdd notifyKind = iota + 1
+	notifyUpdate
+	notifyDelete
+)
+
+// notification is one call to make on a handler, stored by value: for a
+// pointer T it is 24 bytes.
+type notification[T Object] struct {
+	old, new T
+	kind     notifyKind
+	flag     bool // OnAdd: isInInitialList; OnDelete: FinalStateUnknown
+}
+
+// segmentLen is the number of notifications per queue segment.
+const segmentLen = 256
+
+// segment is a fixed block of a listener's queue.
+type segment[T Object] struct {
+	n    [segmentLen]notification[T]
+	next *segment[T]
+}
+
+// notifyQueue is a growable ring of notifications built from fixed segments:
+// it grows a segment at a time and gives drained segments back, so a backlog
+// costs the notifications themselves and little more, and nothing is copied
+// when it grows.
+type notifyQueue[T Object] struct {
+	head, tail *segment[T]
+	hi, ti     int // next slot to read in head, next slot to write in tail
+	len        int
+	spare      *segment[T]
+}
+
+func (q *notifyQueue[T]) newSegment() *segment[T] {
+	if s := q.spare; s != nil {
+		q.spare = nil
+		return s
+	}
+	return new(segment[T])
+}
+
+// push appends n and returns its slot, valid until it is popped.
+func (q *notifyQueue[T]) push(n notification[T]) *notification[T] {
+	switch {
+	case q.tail == nil:
+		s := q.newSegment()
+		q.head, q.tail, q.hi, q.ti = s, s, 0, 0
+	case q.ti == segmentLen:
+		s := q.newSegment()
+		q.tail.next = s
+		q.tail, q.ti = s, 0
+	}
+	p := &q.tail.n[q.ti]
+	*p = n
+	q.ti++
+	q.len++
+	return p
+}
+
+// front returns the slot pop will return next.
+func (q *notifyQueue[T]) front() *notification[T] { return &q.head.n[q.hi] }
+
+func (q *notifyQueue[T]) pop() notification[T] {
+	p := &q.head.n[q.hi]
+	n := *p
+	*p = notification[T]{}
+	q.hi++
+	q.len--
+	switch {
+	case q.len == 0:
+		// One segment left (head == tail): rewind it. Any other was
+		// released as the head moved on.
+		q.hi, q.ti = 0, 0
+	case q.hi == segmentLen:
+		old := q.head
+		q.head, q.hi = old.next, 0
+		old.next = nil
+		if q.spare == nil {
+			q.spare = old
+		}
+	}
+	return n
+}
+
+// clear drops every queued notification and the memory behind them.
+func (q *notifyQueue[T]) clear() { *q = notifyQueue[T]{} }
+
+// listener delivers notifications to one handler, in order, from one
+// goroutine. The informer's process loop pushes; run pops and calls.
+type listener[T Object] struct {
+	h             Handler[T]
+	name          string
+	coalesceAbove int
+	resync        time.Duration // owned by the informer's process loop
+	report        func(error)
+
+	mu       sync.Mutex
+	q        notifyQueue[T]
+	slots    map[string]*notification[T] // coalescing: newest queued slot per key
+	slotKeys map[*notification[T]]string
+	appended uint64 // notifications appended to q
+	handled  uint64 // notifications popped whose call returned
+	target   uint64 // synced once handled reaches target (if targetSet)
+	targetOK bool
+	removed  bool
+	started  bool
+
+	wake     chan struct{}
+	synced   chan struct{}
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+func newListener[T Object](h Handler[T], opts HandlerOptions, report func(error)) *listener[T] {
+	return &listener[T]{
+		h:             h,
+		name:          opts.Name,
+		coalesceAbove: opts.CoalesceAbove,
+		resync:        opts.ResyncPeriod,
+		report:        report,
+		wake:          make(chan struct{}, 1),
+		synced:        make(chan struct{}),
+		done:          make(chan struct{}),
+	}
+}
+
+// pushLocked queues n for key. The caller holds l.mu and signals wake after.
+func (l *listener[T]) pushLocked(key string, n notification[T]) {
+	if l.removed {
+		return
+	}
+	if l.coalesceAbove > 0 {
+		if len(l.slots) > 0 {
+			if p := l.slots[key]; p != nil && merge(p, n) {
+				return
+			}
+		}
+		if l.q.len >= l.coalesceAbove {
+			p := l.q.push(n)
+			l.appended++
+			if l.slots == nil {
+				l.slots = map[string]*notification[T]{}
+				l.slotKeys = map[*notification[T]]string{}
+			}
+			if old := l.slots[key]; old != nil {
+				delete(l.slotKeys, old)
+			}
+			l.slots[key] = p
+			l.slotKeys[p] = key
+			return
+		}
+	}
+	l.q.push(n)
+	l.appended++
+}
+
+// merge folds n into the queued notification p of the same key, if the pair
+// can be expressed as one notification that keeps per-key order: add or
+// update then update is the add or update of the newest state; add or update
+// then delete is the delete; delete then delete is one delete. A delete then
+// an add (the key was created again) cannot merge.
+func merge[T Object](p *notification[T], n notification[T]) bool {
+	switch {
+	case (p.kind == notifyAdd || p.kind == notifyUpdate) && n.kind == notifyUpdate:
+		p.new = n.new
+		return true
+	case (p.kind == notifyAdd || p.kind == notifyUpdate) && n.kind == notifyDelete:
+		*p = n
+		return true
+	case p.kind == notifyDelete && n.kind == notifyDelete:
+		if !n.flag || p.flag { // keep a known final state over an inferred one
+			*p = n
+		}
+		return true
+	}
+	return false
+}
+
+// signal wakes the listener's goroutine.
+func (l *listener[T]) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// markSynced sets the sync point at everything queued so far.
+func (l *listener[T]) markSynced() {
+	l.mu.Lock()
+	l.target, l.targetOK = l.appended, true
+	l.checkSyncedLocked()
+	l.mu.Unlock()
+}
+
+func (l *listener[T]) checkSyncedLocked() {
+	if l.targetOK && l.handled >= l.target {
+		select {
+		case <-l.synced:
+		default:
+			close(l.synced)
+		}
+	}
+}
+
+// run calls the handler for each queued notification until the listener is
+// removed or ctx ends.
+func (l *listener[T]) run(ctx context.Context) {
+	defer l.finish()
+	l.mu.Lock()
+	for {
+		if l.removed {
+			l.mu.Unlock()
+			return
+		}
+		if l.q.len == 0 {
+			if l.slots != nil {
+				l.slots, l.slotKeys = nil, nil // give a backlog's map back
+			}
+			l.mu.Unlock()
+			select {
+			case <-l.wake:
+			case <-ctx.Done():
+				return
+			}
+			l.mu.Lock()
+			continue
+		}
+		if len(l.slotKeys) > 0 {
+			p := l.q.front()
+			if key, ok := l.slotKeys[p]; ok {
+				delete(l.slotKeys, p)
+				delete(l.slots, key)
+			}
+		}
+		n := l.q.pop()
+		l.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		l.call(n)
+		l.mu.Lock()
+		l.handled++
+		l.checkSyncedLocked()
+	}
+}
+
+// call makes one handler call, containing a panic.
+func (l *listener[T]) call(n notification[T]) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.report(&HandlerPanicError{Handler: l.name, Value: v, Stack: debug.Stack()})
+		}
+	}()
+	switch n.kind {
+	case notifyAdd:
+		l.h.OnAdd(n.new, n.flag)
+	case notifyUpdate:
+		l.h.OnUpdate(n.old, n.new)
+	case notifyDelete:
+		l.h.OnDelete(Deleted[T]{Object: n.new, FinalStateUnknown: n.flag})
+	}
+}
+
+// remove stops deliveries: nothing queued is delivered, and Done closes once
+// a call in progress has returned.
+func (l *listener[T]) remove() {
+	l.mu.Lock()
+	l.removed = true
+	l.q.clear()
+	l.slots, l.slotKeys = nil, nil
+	started := l.started
+	l.mu.Unlock()
+	l.signal()
+	if !started {
+		l.finish()
+	}
+}
+
+// start marks the listener as having a goroutine; false if it was removed.
+func (l *listener[T]) start() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.removed || l.started {
+		return false
+	}
+	l.started = true
+	return true
+}
+
+func (l *listener[T]) finish() {
+	l.doneOnce.Do(func() {
+		l.mu.Lock()
+		l.removed = true
+		l.q.clear()
+		l.slots, l.slotKeys = nil, nil
+		l.mu.Unlock()
+		close(l.done)
+	})
+}
+
+// Registration is a handler added to an Informer.
+type Registration[T Object] struct {
+	l    *listener[T]
+	poke func() // tells the informer to forget removed handlers
+}
+
+// HasSynced reports whether the informer has synced and this handler has
+// returned from every notification of the initial list (or, for a handler
+// added later, of the replayed cache).
+func (r *Registration[T]) HasSynced() bool {
+	select {
+	case <-r.l.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForSync waits until HasSynced is true. It returns ctx's error if ctx
+// ends first, and ErrStopped if the handler is removed or the informer stops
+// first.
+func (r *Registration[T]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-r.l.synced:
+		return nil
+	default:
+	}
+	select {
+	case <-r.l.synced:
+		return nil
+	case <-r.l.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Pending returns how many notifications are queued for this handler, not
+// counting a call in progress.
+func (r *Registration[T]) Pending() int {
+	r.l.mu.Lock()
+	defer r.l.mu.Unlock()
+	return r.l.q.len
+}
+
+// Remove stops deliveries to the handler: queued notifications are dropped,
+// and after a call in progress returns the handler is never called again.
+// Done tells when that is. Remove may be called at any time, more than once,
+// and from the handler itself (which must then not wait for Done).
+func (r *Registration[T]) Remove() {
+	r.l.remove()
+	if r.poke != nil {
+		r.poke()
+	}
+}
+
+// Done returns a channel closed once the handler will never be called
+// again: after Remove, or when the informer's Run has stopped, and in either
+// case after any call in progress has returned.
+func (r *Registration[T]) Done() <-chan struct{} { return r.l.done }
