@@ -46,8 +46,8 @@ type ListOptions struct {
 	// history may ignore it.
 	ResourceVersion string
 	// ResourceVersionMatch says how ResourceVersion is applied
-	// ("NotOlderThan", "Exact"); "" means the source's default. Sources
-	// other than Kubernetes may ignore it.
+	// (MatchNotOlderThan, MatchExact); "" means the source's default.
+	// Sources other than Kubernetes may ignore it.
 	ResourceVersionMatch string
 	// Limit is the most items one page may hold; 0 means no limit. A source
 	// may return fewer items, with a Continue token for the rest.
@@ -56,6 +56,14 @@ type ListOptions struct {
 	// A source reports an expired token with ErrExpired.
 	Continue string
 }
+
+// Values of ListOptions.ResourceVersionMatch, as Kubernetes spells them.
+const (
+	// MatchNotOlderThan: the state shown is ResourceVersion or newer.
+	MatchNotOlderThan = "NotOlderThan"
+	// MatchExact: the state shown is exactly ResourceVersion.
+	MatchExact = "Exact"
+)
 
 // Page is one page of a list.
 type Page[T Object] struct {
@@ -70,9 +78,9 @@ type Page[T Object] struct {
 
 // WatchOptions are the arguments of Source.Watch.
 type WatchOptions struct {
-	// ResourceVersion is where the stream starts: events after it. ""
-	// means "from now" for sources with history; a watch that will replay
-	// the current state first should use SendInitialEvents.
+	// ResourceVersion is where the stream starts: events after it. "" and
+	// "0" mean "from now"; a watch that replays the current state first
+	// uses SendInitialEvents. A version too old to serve is ErrExpired.
 	ResourceVersion string
 	// AllowBookmarks asks for Bookmark events, which carry only a
 	// resourceVersion and let a watch resume from further on.
@@ -136,7 +144,12 @@ type Event[T Object] struct {
 	// Object is the object's new state (its last state for EventDeleted);
 	// the zero value for EventBookmark and EventInitialEventsEnd.
 	Object T
-	// ResourceVersion is the version the stream has reached. For object
-	// events it may be left empty, and the object's own is used.
+	// ResourceVersion is the version the stream has reached, and where a
+	// watch resumes from. It takes precedence over the object's own; a
+	// source should set it, and must for EventDeleted when the deleted
+	// object carries its last write's version rather than the deletion's.
+	// If it is empty the object's own is used. During a streaming list's
+	// initial events it is ignored: the stream's position is the version of
+	// EventInitialEventsEnd.
 	ResourceVersion string
 }
