@@ -297,6 +297,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 		pageBuf = pageBuf[:0]
 	}
 	events := 0
+	last := newVersion(from)
 	for {
 		ev, err := w.Next()
 		if err != nil {
@@ -339,8 +340,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				}
 				continue
 			}
-			if olderRV(rv, r.LastSyncResourceVersion()) {
-				return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, r.LastSyncResourceVersion())}
+			v := newVersion(rv)
+			if v.olderThan(last) {
+				return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, last.s)}
 			}
 			var err error
 			switch ev.Type {
@@ -355,6 +357,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				r.report(&ObjectError{Op: op, Err: fmt.Errorf("%s event: %w", ev.Type, err)})
 			}
 			if rv != "" {
+				last = v
 				r.setLastRV(rv)
 			}
 		case EventBookmark:
@@ -365,7 +368,8 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				r.report(&ObjectError{Op: op, Err: ErrBookmarkWithoutVersion})
 				continue
 			}
-			if !olderRV(rv, r.LastSyncResourceVersion()) {
+			if v := newVersion(rv); !v.olderThan(last) {
+				last = v
 				r.setLastRV(rv)
 			}
 		case EventInitialEventsEnd:
@@ -378,6 +382,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				return false, err
 			}
 			inInitial = false
+			last = newVersion(rv)
 			r.setLastRV(rv)
 			b.reset()
 		default:
@@ -386,13 +391,19 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	}
 }
 
-// olderRV reports whether rv is older than last, when both are numbers (as
-// Kubernetes' are in practice). Opaque versions are never compared.
-func olderRV(rv, last string) bool {
-	if rv == "" || last == "" {
-		return false
-	}
-	a, err1 := strconv.ParseUint(rv, 10, 64)
-	b, err2 := strconv.ParseUint(last, 10, 64)
-	return err1 == nil && err2 == nil && a < b
+// version is a resourceVersion, with its numeric value when it has one
+// (Kubernetes' are numbers in practice, though clients may not rely on it).
+type version struct {
+	s   string
+	n   uint64
+	num bool
 }
+
+func newVersion(s string) version {
+	n, err := strconv.ParseUint(s, 10, 64)
+	return version{s: s, n: n, num: err == nil}
+}
+
+// olderThan reports whether v is older than last, when both are numbers.
+// Opaque versions are never compared.
+func (v version) olderThan(last version) bool { return v.num && last.num && v.n < last.n }

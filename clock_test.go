@@ -1,0 +1,5 @@
+package informer_test
+
+import "time"
+
+func nowNano() int64 { return time.Now().UnixNano() }
