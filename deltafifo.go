@@ -389,6 +389,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.queue.len() == 0 && f.closed {
+		f.signal() // pass Close's wake-up on to the next waiting consumer
 		return dst, 0, ErrClosed
 	}
 	if f.paused > 0 || f.queue.len() == 0 {

@@ -28,6 +28,7 @@ import (
 // (List, ByIndex, Keys) are consistent snapshots.
 type Indexer[T Object] struct {
 	keyFunc KeyFunc[T]
+	metaKey bool // keyFunc is the default, MetaKey
 
 	mu    sync.RWMutex
 	items map[string]*entry[T]
@@ -57,7 +58,7 @@ type IndexerOptions[T Object] struct {
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]*entry[T]{}}
 	if ix.keyFunc == nil {
-		ix.keyFunc = MetaKey[T]
+		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
 	s := &indexSet[T]{}
 	for name, fn := range opts.Indexers {
@@ -86,7 +87,7 @@ func (ix *Indexer[T]) Update(obj T) error {
 
 // Upsert stores obj and returns the object it replaced, if any.
 func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
-	key, err := keyOf(ix.keyFunc, obj)
+	key, err := ix.keyOf(obj)
 	if err != nil {
 		return old, false, err
 	}
@@ -96,12 +97,41 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 // Delete removes the object with obj's key. Deleting an absent key is not an
 // error.
 func (ix *Indexer[T]) Delete(obj T) error {
-	key, err := keyOf(ix.keyFunc, obj)
+	key, err := ix.keyOf(obj)
 	if err != nil {
 		return err
 	}
 	_, _, err = ix.DeleteKey(key)
 	return err
+}
+
+// keyOf computes obj's key. With the default key func, a namespaced key is
+// built in a stack buffer and, if it is stored, the stored string is reused:
+// writing an object that is already stored allocates no key.
+func (ix *Indexer[T]) keyOf(obj T) (string, error) {
+	if !ix.metaKey {
+		return keyOf(ix.keyFunc, obj)
+	}
+	if isNil(obj) {
+		return "", ErrNilObject
+	}
+	name := obj.GetName()
+	if name == "" {
+		return "", ErrEmptyName
+	}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		return name, nil
+	}
+	var buf [128]byte
+	b := append(append(append(buf[:0], ns...), '/'), name...)
+	ix.mu.RLock()
+	e := ix.items[string(b)] // no allocation for the lookup
+	ix.mu.RUnlock()
+	if e != nil {
+		return e.key, nil
+	}
+	return string(b), nil
 }
 
 // upsert stores obj under key.
@@ -170,7 +200,10 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			e.obj, e.seq = obj, ix.seq
 			for i, m := range s.maps {
 				ov, nv := oldVals.of(i), newVals.of(i)
-				if equalStrings(ov, nv) {
+				// An index that AddIndex is still filling may not hold e yet
+				// (AddIndex skips entries written since its snapshot), so it
+				// gets e even when the values are unchanged.
+				if s.ready[i] && equalStrings(ov, nv) {
 					continue
 				}
 				removeFrom(m, ov, e)
