@@ -100,6 +100,7 @@ type DeltaFIFO[T Object] struct {
 	items    map[string]pending[T]
 	queue    ring[string]
 	free     [][]Delta[T] // recycled delta slices
+	chunk    []Delta[T]   // where new keys' first delta slices are carved from
 	ready    chan struct{}
 	closed   bool
 	inflight int // batches handed to consumers and not yet done
@@ -162,11 +163,7 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 	p, queued := f.items[key]
 	if !queued {
-		if n := len(f.free); n > 0 {
-			p.deltas = f.free[n-1]
-			f.free[n-1] = nil
-			f.free = f.free[:n-1]
-		}
+		p.deltas = f.newDeltasLocked()
 		if !f.populated {
 			p.initial = true
 			f.initial++
@@ -187,6 +184,27 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 	}
 	f.items[key] = p
 }
+
+// newDeltasLocked returns an empty delta slice for a newly queued key: a
+// recycled one, or else a one-delta slice carved from a shared chunk, so that
+// queueing a key does not cost an allocation of its own.
+func (f *DeltaFIFO[T]) newDeltasLocked() []Delta[T] {
+	if n := len(f.free); n > 0 {
+		d := f.free[n-1]
+		f.free[n-1] = nil
+		f.free = f.free[:n-1]
+		return d
+	}
+	if len(f.chunk) == 0 {
+		f.chunk = make([]Delta[T], deltaChunk)
+	}
+	d := f.chunk[:0:1]
+	f.chunk = f.chunk[1:]
+	return d
+}
+
+// deltaChunk is how many one-delta slices are carved from one allocation.
+const deltaChunk = 32
 
 func (f *DeltaFIFO[T]) signal() {
 	select {
@@ -352,29 +370,37 @@ func (f *DeltaFIFO[T]) resumeLocked() {
 // first, or ErrClosed once the queue is closed and empty.
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, fn func(key string, deltas []Delta[T]) error) error {
 	var one [1]KeyDeltas[T]
-	return f.PopBatch(ctx, 1, func(batch []KeyDeltas[T]) error {
-		return fn(batch[0].Key, batch[0].Deltas)
-	}, one[:0])
+	batch, initial, err := f.wait(ctx, one[:0], 1)
+	if err != nil {
+		return err
+	}
+	defer f.done(batch, initial)
+	return fn(batch[0].Key, batch[0].Deltas)
 }
 
 // PopBatch is Pop for up to max keys at once: it waits until at least one
 // key is queued, then hands fn every ready key, up to max, in queue order.
 // buf, if not nil, is used to hold the batch.
 func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, max int, fn func(batch []KeyDeltas[T]) error, buf []KeyDeltas[T]) error {
+	batch, initial, err := f.wait(ctx, buf[:0], max)
+	if err != nil {
+		return err
+	}
+	defer f.done(batch, initial)
+	return fn(batch)
+}
+
+// wait takes up to max ready keys, waiting until there is at least one.
+func (f *DeltaFIFO[T]) wait(ctx context.Context, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
 	for {
-		batch, initial, err := f.take(buf[:0], max)
-		if err != nil {
-			return err
-		}
-		if len(batch) > 0 {
-			err := fn(batch)
-			f.done(batch, initial)
-			return err
+		batch, initial, err := f.take(dst, max)
+		if err != nil || len(batch) > 0 {
+			return batch, initial, err
 		}
 		select {
 		case <-f.ready:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 	}
 }
@@ -417,8 +443,8 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	defer f.mu.Unlock()
 	for i := range batch {
 		d := batch[i].Deltas
+		clear(d)
 		if cap(d) <= 8 && len(f.free) < 1024 {
-			clear(d)
 			f.free = append(f.free, d[:0])
 		}
 		batch[i] = KeyDeltas[T]{}

@@ -31,8 +31,10 @@ type Indexer[T Object] struct {
 	metaKey bool // keyFunc is the default, MetaKey
 
 	mu    sync.RWMutex
-	items map[string]*entry[T]
-	seq   uint64 // last entry sequence handed out
+	items map[string]item[T]
+	slots *slots[T]    // the same entries, in an array for fast iteration
+	iters atomic.Int32 // iterators running: slots are not compacted meanwhile
+	seq   uint64       // last entry sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
 }
@@ -43,6 +45,14 @@ type entry[T Object] struct {
 	key string
 	obj T
 	seq uint64 // changes on every write of this entry
+	pos int    // position in slots
+}
+
+// item is what the map by key holds: the entry, and its object again so that
+// Get reads no memory beyond the map.
+type item[T Object] struct {
+	e   *entry[T]
+	obj T
 }
 
 // IndexerOptions configures an Indexer. The zero value means MetaKey and no
@@ -56,7 +66,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]*entry[T]{}}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]item[T]{}, slots: &slots[T]{}}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
@@ -126,7 +136,7 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	var buf [128]byte
 	b := append(append(append(buf[:0], ns...), '/'), name...)
 	ix.mu.RLock()
-	e := ix.items[string(b)] // no allocation for the lookup
+	e := ix.items[string(b)].e // no allocation for the lookup
 	ix.mu.RUnlock()
 	if e != nil {
 		return e.key, nil
@@ -148,13 +158,14 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				ix.mu.Unlock()
 				continue
 			}
-			e := ix.items[key]
+			e := ix.items[key].e
 			ix.seq++
 			if e != nil {
 				old, existed = e.obj, true
-				e.obj, e.seq = obj, ix.seq
+				e.seq = ix.seq
+				ix.setLocked(e, obj)
 			} else {
-				ix.items[key] = &entry[T]{key: key, obj: obj, seq: ix.seq}
+				ix.insertLocked(&entry[T]{key: key, obj: obj, seq: ix.seq})
 			}
 			ix.mu.Unlock()
 			break
@@ -163,7 +174,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			sc = scratchPool.Get().(*[2]indexValues)
 		}
 		ix.mu.RLock()
-		e := ix.items[key]
+		e := ix.items[key].e
 		var prev T
 		var prevSeq uint64
 		if e != nil {
@@ -184,20 +195,21 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		}
 
 		ix.mu.Lock()
-		if ix.set.Load() != s || ix.items[key] != e || (e != nil && e.seq != prevSeq) {
+		if ix.set.Load() != s || ix.items[key].e != e || (e != nil && e.seq != prevSeq) {
 			ix.mu.Unlock()
 			continue
 		}
 		ix.seq++
 		if e == nil {
 			e = &entry[T]{key: key, obj: obj, seq: ix.seq}
-			ix.items[key] = e
+			ix.insertLocked(e)
 			for i, m := range s.maps {
 				addTo(m, newVals.of(i), e)
 			}
 		} else {
 			old, existed = e.obj, true
-			e.obj, e.seq = obj, ix.seq
+			e.seq = ix.seq
+			ix.setLocked(e, obj)
 			for i, m := range s.maps {
 				ov, nv := oldVals.of(i), newVals.of(i)
 				// An index that AddIndex is still filling may not hold e yet
@@ -221,6 +233,19 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 	return old, existed, err
 }
 
+// insertLocked stores a new entry.
+func (ix *Indexer[T]) insertLocked(e *entry[T]) {
+	ix.items[e.key] = item[T]{e, e.obj}
+	ix.slots.add(e)
+}
+
+// setLocked gives a stored entry a new object, everywhere it is kept.
+func (ix *Indexer[T]) setLocked(e *entry[T], obj T) {
+	e.obj = obj
+	ix.items[e.key] = item[T]{e, obj}
+	ix.slots.set(e)
+}
+
 // DeleteKey removes the object stored under key and returns it.
 func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	var sc *[2]indexValues
@@ -233,7 +258,7 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	for {
 		s := ix.set.Load()
 		ix.mu.RLock()
-		e := ix.items[key]
+		e := ix.items[key].e
 		var prev T
 		var prevSeq uint64
 		if e != nil {
@@ -252,11 +277,15 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			}
 		}
 		ix.mu.Lock()
-		if ix.set.Load() != s || ix.items[key] != e || e.seq != prevSeq {
+		if ix.set.Load() != s || ix.items[key].e != e || e.seq != prevSeq {
 			ix.mu.Unlock()
 			continue
 		}
 		delete(ix.items, key)
+		ix.slots.remove(e)
+		if ix.slots.sparse() && ix.iters.Load() == 0 {
+			ix.slots.compact()
+		}
 		for i, m := range s.maps {
 			removeFrom(m, sc[0].of(i), e)
 		}
@@ -273,7 +302,8 @@ func (ix *Indexer[T]) Replace(items []T) error {
 	var errs []error
 	for {
 		s := ix.set.Load()
-		fresh := make(map[string]*entry[T], len(items))
+		fresh := make(map[string]item[T], len(items))
+		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
 		maps := make([]map[string]bucket[T], len(s.maps))
 		for i := range maps {
 			maps[i] = map[string]bucket[T]{}
@@ -290,7 +320,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				errs = append(errs, err)
 				continue
 			}
-			e := fresh[key]
+			e := fresh[key].e
 			if e != nil {
 				// A duplicate key: the later object wins.
 				for i, m := range maps {
@@ -299,10 +329,12 @@ func (ix *Indexer[T]) Replace(items []T) error {
 					removeFrom(m, ov.of(i), e)
 				}
 				e.obj = obj
+				ds.set(e)
 			} else {
 				e = &entry[T]{key: key, obj: obj}
-				fresh[key] = e
+				ds.add(e)
 			}
+			fresh[key] = item[T]{e, obj}
 			for i, m := range maps {
 				addTo(m, vals.of(i), e)
 			}
@@ -312,11 +344,13 @@ func (ix *Indexer[T]) Replace(items []T) error {
 			ix.mu.Unlock()
 			continue
 		}
-		for _, e := range fresh {
+		for _, sl := range ds.s {
 			ix.seq++
-			e.seq = ix.seq
+			sl.e.seq = ix.seq
 		}
-		ix.items = fresh
+		// Iterators running over the old slots finish over them: no writer
+		// changes them any more.
+		ix.items, ix.slots = fresh, ds
 		for i := range s.maps {
 			clear(s.maps[i])
 			for v, b := range maps[i] {
@@ -352,8 +386,8 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		seq uint64
 	}
 	snaps := make([]snap, 0, len(ix.items))
-	for _, e := range ix.items {
-		snaps = append(snaps, snap{e, e.obj, e.seq})
+	for _, it := range ix.items {
+		snaps = append(snaps, snap{it.e, it.obj, it.e.seq})
 	}
 	ix.mu.Unlock()
 
@@ -393,7 +427,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	for k, sn := range snaps {
 		// An entry written since the snapshot was indexed by its writer; a
 		// deleted one must stay out.
-		if ix.items[sn.e.key] != sn.e || sn.e.seq != sn.seq {
+		if ix.items[sn.e.key].e != sn.e || sn.e.seq != sn.seq {
 			continue
 		}
 		addTo(m, all[k], sn.e)
@@ -405,12 +439,9 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 // Get returns the object stored under key.
 func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 	ix.mu.RLock()
-	e := ix.items[key]
-	if e != nil {
-		obj, ok = e.obj, true
-	}
+	it, ok := ix.items[key]
 	ix.mu.RUnlock()
-	return obj, ok
+	return it.obj, ok
 }
 
 // Len returns the number of stored objects.
@@ -426,8 +457,10 @@ func (ix *Indexer[T]) Keys() []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	keys := make([]string, 0, len(ix.items))
-	for k := range ix.items {
-		keys = append(keys, k)
+	for i := range ix.slots.s {
+		if sl := &ix.slots.s[i]; sl.e != nil {
+			keys = append(keys, sl.key)
+		}
 	}
 	return keys
 }
@@ -437,8 +470,10 @@ func (ix *Indexer[T]) List() []T {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	objs := make([]T, 0, len(ix.items))
-	for _, e := range ix.items {
-		objs = append(objs, e.obj)
+	for i := range ix.slots.s {
+		if sl := &ix.slots.s[i]; sl.e != nil {
+			objs = append(objs, sl.obj)
+		}
 	}
 	return objs
 }
@@ -451,27 +486,18 @@ func (ix *Indexer[T]) All() iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
 		var keys [batchSize]string
 		var objs [batchSize]T
-		n := 0
-		ix.mu.RLock()
-		for k, e := range ix.items {
-			keys[n], objs[n] = k, e.obj
-			n++
-			if n < batchSize {
-				continue
-			}
+		d := ix.startIter()
+		defer ix.iters.Add(-1)
+		for pos, more := 0, true; more; {
+			var n int
+			ix.mu.RLock()
+			n, pos = d.fill(pos, &keys, &objs)
+			more = pos < len(d.s)
 			ix.mu.RUnlock()
 			for j := range n {
 				if !yield(keys[j], objs[j]) {
 					return
 				}
-			}
-			n = 0
-			ix.mu.RLock()
-		}
-		ix.mu.RUnlock()
-		for j := range n {
-			if !yield(keys[j], objs[j]) {
-				return
 			}
 		}
 	}
@@ -480,12 +506,32 @@ func (ix *Indexer[T]) All() iter.Seq2[string, T] {
 // Values returns a weakly consistent iterator over the stored objects.
 func (ix *Indexer[T]) Values() iter.Seq[T] {
 	return func(yield func(T) bool) {
-		for _, obj := range ix.All() {
-			if !yield(obj) {
-				return
+		var objs [batchSize]T
+		d := ix.startIter()
+		defer ix.iters.Add(-1)
+		for pos, more := 0, true; more; {
+			var n int
+			ix.mu.RLock()
+			n, pos = d.fill(pos, nil, &objs)
+			more = pos < len(d.s)
+			ix.mu.RUnlock()
+			for j := range n {
+				if !yield(objs[j]) {
+					return
+				}
 			}
 		}
 	}
+}
+
+// startIter registers an iterator, which keeps positions in the slots it
+// returns from moving until it calls ix.iters.Add(-1).
+func (ix *Indexer[T]) startIter() *slots[T] {
+	ix.mu.RLock()
+	ix.iters.Add(1)
+	d := ix.slots
+	ix.mu.RUnlock()
+	return d
 }
 
 // bucketOf returns the bucket of value in the named index; the caller holds
