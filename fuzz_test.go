@@ -320,6 +320,7 @@ func FuzzIndexer(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 3, 3, 3, 4, 4, 0, 4, 1, 1, 0, 2, 0xff})
 	f.Add([]byte{3, 5, 0, 5, 0, 0x15, 4, 5, 2, 0x33, 3, 7, 1, 5})
 	f.Add([]byte{2, 0x0f, 3, 0, 3, 1, 3, 2, 3, 3, 3, 4, 3, 5, 3, 6, 3, 7, 0, 0x20})
+	f.Add([]byte{0, 1, 5, 0, 0, 2, 5, 7, 1, 1, 5, 2, 2, 0x3f, 5, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const keySpace = 6
 		initial := map[string]informer.IndexFunc[*cm]{}
@@ -358,7 +359,7 @@ func FuzzIndexer(f *testing.F) {
 				arg = ops[i+1]
 			}
 			k := int(arg) % keySpace
-			switch op % 5 {
+			switch op % 6 {
 			case 0: // add or update with new labels
 				o := obj(k, arg/keySpace)
 				err := ix.Add(o)
@@ -437,6 +438,24 @@ func FuzzIndexer(f *testing.F) {
 						t.Fatalf("Update: %v", err)
 					} else if err == nil {
 						model[key] = o
+					}
+				}
+			case 5: // a burst of objects that come and go: positions are reclaimed
+				n := 65 + int(arg)
+				for j := range n {
+					o := newCM("burst", "b"+strconv.Itoa(j), "1")
+					if err := ix.Add(o); err != nil {
+						t.Fatal(err)
+					}
+					model[keyOf(t, o)] = o
+				}
+				for j := range n {
+					if j%int(arg%3+1) == 0 {
+						o := newCM("burst", "b"+strconv.Itoa(j), "")
+						if err := ix.Delete(o); err != nil {
+							t.Fatal(err)
+						}
+						delete(model, keyOf(t, o))
 					}
 				}
 			}
