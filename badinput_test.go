@@ -13,6 +13,8 @@ import (
 	"github.com/informer-go/informer/source/memory"
 )
 
+// The spySource below is shared with reflector_test.go and random_test.go.
+
 type page = informer.Page[*item]
 
 // listCall is one List call a spySource saw.
@@ -92,7 +94,7 @@ func (s *spySource) Watch(ctx context.Context, opts informer.WatchOptions) (info
 	if err != nil {
 		return nil, err
 	}
-	return &spyWatcher{Watcher: w, s: s, filter: filter}, nil
+	return &spyWatcher{Watcher: w, filter: filter}, nil
 }
 
 func (s *spySource) listCalls() []listCall {
@@ -110,7 +112,6 @@ func (s *spySource) watchCalls() []watchCall {
 // spyWatcher passes events through its source's event hook.
 type spyWatcher struct {
 	informer.Watcher[*item]
-	s      *spySource
 	filter func(ev informer.Event[*item]) (informer.Event[*item], bool)
 }
 

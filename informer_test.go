@@ -131,7 +131,7 @@ func TestAddHandlerWhileRunning(t *testing.T) {
 					addLate()
 				}
 				<-done
-				time.Sleep(time.Minute) // let the last backoff pass
+				time.Sleep(2 * time.Minute) // let the last backoff pass
 				synctest.Wait()
 				for i := range 10 { // a change every handler sees live
 					mustDo(t, mem.Upsert(newItem("a", fmt.Sprint("k", i), "final")))

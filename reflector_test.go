@@ -876,6 +876,7 @@ func TestReflectorExpiredContinueToken(t *testing.T) {
 		var errs errList
 		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{PageSize: 4})
 		runReflector(t, r)
+		time.Sleep(time.Minute)
 		synctest.Wait()
 		lists := src.listCalls()
 		if len(lists) != 5 {
