@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,10 +19,12 @@ type Options[T Object] struct {
 	Indexers map[string]IndexFunc[T]
 	// Transform, if set, is applied to every object from the Source before
 	// it enters the cache, for example to drop fields the program does not
-	// need. It may return its argument changed in place (the object is
-	// not shared yet) or a new object. An object whose Transform fails is
-	// left out, as if the Source had not returned it, and the error is
-	// reported.
+	// need. It may change its argument in place only if the Source does not
+	// keep it (a Kubernetes source decodes a new object for every event;
+	// source/memory shares its objects, so return a copy there). When
+	// Transform fails the error is reported and the object is left out of
+	// a list or an add or update, as if the Source had not sent it; a
+	// deletion is still applied, with the last cached state.
 	Transform func(T) (T, error)
 	// ResyncPeriod is the resync period of handlers whose HandlerOptions
 	// leave it zero; 0 means no resync. See HandlerOptions.ResyncPeriod.
@@ -465,11 +468,19 @@ func (s informerSink[T]) Update(obj T) error {
 }
 
 func (s informerSink[T]) Delete(obj T) error {
-	obj, err := s.transform(obj)
-	if err != nil {
-		return err
+	out, err := s.transform(obj)
+	if err == nil {
+		return s.inf.fifo.Delete(out)
 	}
-	return s.inf.fifo.Delete(obj)
+	// A deletion is never dropped: it carries the last cached state instead.
+	key, kerr := keyOf(s.inf.ix.keyFunc, obj)
+	if kerr != nil {
+		return errors.Join(err, kerr)
+	}
+	if cached, ok := s.inf.ix.Get(key); ok {
+		obj = cached
+	}
+	return errors.Join(err, s.inf.fifo.Delete(obj))
 }
 
 func (s informerSink[T]) BeginReplace() { s.inf.fifo.BeginReplace() }

@@ -47,8 +47,9 @@ type ReflectorOptions struct {
 	// MinWatchTimeout is the shortest server-side timeout asked of a watch;
 	// each watch asks for a random value in [MinWatchTimeout,
 	// 2×MinWatchTimeout), so that many clients do not reconnect at once.
-	// Default 5m. A watch that stays silent past its timeout plus a minute
-	// is considered stalled, and closed.
+	// Default 5m. A watch still open a minute past its timeout is closed:
+	// as a normal end if events came, as stalled (an error, then backoff)
+	// if it stayed silent.
 	MinWatchTimeout time.Duration
 	// Backoff paces retries after errors.
 	Backoff Backoff
@@ -100,6 +101,7 @@ type Reflector[T Object] struct {
 	lastRV string
 
 	noWatchList bool // the source refused a streaming list
+	progress    bool // a watch delivered events or ran a while since the last expiry
 }
 
 // NewReflector returns a Reflector that reads src into sink.
@@ -182,9 +184,12 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			continue // a clean end: watch again at once
 		case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder):
 			// Relist from the most recent state: an older one may be gone.
+			// At once the first time after progress; if it expires again
+			// before anything was read, back off like any error.
 			r.report(err)
 			state, listRV = stateList, ""
-			if !errors.Is(err, ErrOutOfOrder) {
+			if r.progress && errors.Is(err, ErrExpired) {
+				r.progress = false
 				continue
 			}
 		default:
@@ -306,8 +311,14 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			}
 			if errors.Is(err, io.EOF) || errors.Is(context.Cause(wctx), errStalled) {
 				if errors.Is(context.Cause(wctx), errStalled) {
+					if events > 0 && !inInitial {
+						// Busy past its deadline: the source ignores
+						// timeouts. End it like a server-side timeout.
+						return false, nil
+					}
 					err = errStalled
 				} else if !inInitial && (events > 0 || time.Since(started) >= time.Second) {
+					r.progress = true
 					return !inInitial && initial, nil // a clean end after a useful watch
 				}
 				if !errors.Is(err, errStalled) && !inInitial {
@@ -320,6 +331,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: err}
 		}
 		events++
+		r.progress = true
 		rv := ev.ResourceVersion
 		switch ev.Type {
 		case EventAdded, EventModified, EventDeleted:
