@@ -39,7 +39,7 @@
 //  5. Slow handlers (TestGuarantee5SlowHandler). A slow handler never blocks
 //     the cache, other handlers, or the watch. What it costs in memory is
 //     the policy chosen with HandlerOptions.CoalesceAbove: unbounded by
-//     default (about 24 bytes per pending notification for pointer types),
+//     default (17 bytes per pending notification for pointer types),
 //     or bounded by the number of keys.
 //  6. Shutdown (TestGuarantee6Shutdown). After ctx is cancelled, Run
 //     returns once every goroutine it started has exited; no handler call is

@@ -364,6 +364,9 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		}
 	}
 	clear(notes)
+	if cap(notes) > 4*inf.opts.BatchSize {
+		notes = nil // a batch of long delta lists: do not keep its scratch
+	}
 	inf.notes = notes[:0]
 }
 

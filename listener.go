@@ -16,21 +16,47 @@ const (
 	notifyDelete
 )
 
-// notification is one call to make on a handler, stored by value: for a
-// pointer T it is 24 bytes.
+// notification is one call to make on a handler.
 type notification[T Object] struct {
 	old, new T
 	kind     notifyKind
 	flag     bool // OnAdd: isInInitialList; OnDelete: FinalStateUnknown
 }
 
-// segmentLen is the number of notifications per queue segment.
-const segmentLen = 256
+// segmentLen is the number of notifications per queue segment: for a
+// pointer T a segment is 480×(8+8+1)+8 = 8168 bytes, just inside the
+// allocator's 8 KiB size class.
+const segmentLen = 480
 
-// segment is a fixed block of a listener's queue.
+// segment is a fixed block of a listener's queue, stored by columns so a
+// queued notification costs 17 bytes for a pointer T (old, new, and one
+// byte for kind and flag) rather than a padded 24.
 type segment[T Object] struct {
-	n    [segmentLen]notification[T]
+	old  [segmentLen]T
+	new  [segmentLen]T
+	meta [segmentLen]uint8 // kind | flagBit
 	next *segment[T]
+}
+
+const flagBit = 0x80
+
+// qslot is the position of one queued notification.
+type qslot[T Object] struct {
+	seg *segment[T]
+	i   int
+}
+
+func (s qslot[T]) get() notification[T] {
+	m := s.seg.meta[s.i]
+	return notification[T]{old: s.seg.old[s.i], new: s.seg.new[s.i], kind: notifyKind(m &^ flagBit), flag: m&flagBit != 0}
+}
+
+func (s qslot[T]) set(n notification[T]) {
+	m := uint8(n.kind)
+	if n.flag {
+		m |= flagBit
+	}
+	s.seg.old[s.i], s.seg.new[s.i], s.seg.meta[s.i] = n.old, n.new, m
 }
 
 // notifyQueue is a growable ring of notifications built from fixed segments:
@@ -53,7 +79,7 @@ func (q *notifyQueue[T]) newSegment() *segment[T] {
 }
 
 // push appends n and returns its slot, valid until it is popped.
-func (q *notifyQueue[T]) push(n notification[T]) *notification[T] {
+func (q *notifyQueue[T]) push(n notification[T]) qslot[T] {
 	switch {
 	case q.tail == nil:
 		s := q.newSegment()
@@ -63,20 +89,20 @@ func (q *notifyQueue[T]) push(n notification[T]) *notification[T] {
 		q.tail.next = s
 		q.tail, q.ti = s, 0
 	}
-	p := &q.tail.n[q.ti]
-	*p = n
+	p := qslot[T]{q.tail, q.ti}
+	p.set(n)
 	q.ti++
 	q.len++
 	return p
 }
 
 // front returns the slot pop will return next.
-func (q *notifyQueue[T]) front() *notification[T] { return &q.head.n[q.hi] }
+func (q *notifyQueue[T]) front() qslot[T] { return qslot[T]{q.head, q.hi} }
 
 func (q *notifyQueue[T]) pop() notification[T] {
-	p := &q.head.n[q.hi]
-	n := *p
-	*p = notification[T]{}
+	p := qslot[T]{q.head, q.hi}
+	n := p.get()
+	p.set(notification[T]{})
 	q.hi++
 	q.len--
 	switch {
@@ -109,8 +135,8 @@ type listener[T Object] struct {
 
 	mu       sync.Mutex
 	q        notifyQueue[T]
-	slots    map[string]*notification[T] // coalescing: newest queued slot per key
-	slotKeys map[*notification[T]]string
+	slots    map[string]qslot[T] // coalescing: newest queued slot per key
+	slotKeys map[qslot[T]]string
 	appended uint64 // notifications appended to q
 	handled  uint64 // notifications popped whose call returned
 	target   uint64 // synced once handled reaches target (if targetSet)
@@ -144,18 +170,21 @@ func (l *listener[T]) pushLocked(key string, n notification[T]) {
 	}
 	if l.coalesceAbove > 0 {
 		if len(l.slots) > 0 {
-			if p := l.slots[key]; p != nil && merge(p, n) {
-				return
+			if p, ok := l.slots[key]; ok {
+				if m, ok := merge(p.get(), n); ok {
+					p.set(m)
+					return
+				}
 			}
 		}
 		if l.q.len >= l.coalesceAbove {
 			p := l.q.push(n)
 			l.appended++
 			if l.slots == nil {
-				l.slots = map[string]*notification[T]{}
-				l.slotKeys = map[*notification[T]]string{}
+				l.slots = map[string]qslot[T]{}
+				l.slotKeys = map[qslot[T]]string{}
 			}
-			if old := l.slots[key]; old != nil {
+			if old, ok := l.slots[key]; ok {
 				delete(l.slotKeys, old)
 			}
 			l.slots[key] = p
@@ -172,21 +201,20 @@ func (l *listener[T]) pushLocked(key string, n notification[T]) {
 // update then update is the add or update of the newest state; add or update
 // then delete is the delete; delete then delete is one delete. A delete then
 // an add (the key was created again) cannot merge.
-func merge[T Object](p *notification[T], n notification[T]) bool {
+func merge[T Object](p, n notification[T]) (notification[T], bool) {
 	switch {
 	case (p.kind == notifyAdd || p.kind == notifyUpdate) && n.kind == notifyUpdate:
 		p.new = n.new
-		return true
+		return p, true
 	case (p.kind == notifyAdd || p.kind == notifyUpdate) && n.kind == notifyDelete:
-		*p = n
-		return true
+		return n, true
 	case p.kind == notifyDelete && n.kind == notifyDelete:
 		if !n.flag || p.flag { // keep a known final state over an inferred one
-			*p = n
+			return n, true
 		}
-		return true
+		return p, true
 	}
-	return false
+	return p, false
 }
 
 // signal wakes the listener's goroutine.
