@@ -33,7 +33,7 @@ func ExampleInformer() {
 		mu.Unlock()
 	}
 	reg, _ := inf.AddHandler(informer.HandlerFuncs[*Widget]{
-		AddFunc:    func(w *Widget, initial bool) { note("add %s %s initial=%v", w.Name, w.Color, initial) },
+		AddFunc: func(w *Widget, initial bool) { note("add %s %s initial=%v", w.Name, w.Color, initial) },
 		UpdateFunc: func(old, w *Widget) {
 			note("update %s %s→%s", w.Name, old.Color, w.Color)
 			close(changed)
