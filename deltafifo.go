@@ -101,6 +101,7 @@ type DeltaFIFO[T Object] struct {
 	queue    ring[string]
 	free     [][]Delta[T] // recycled delta slices
 	chunk    []Delta[T]   // where new keys' first delta slices are carved from
+	peak     int          // most keys queued at once since items was last cleared
 	ready    chan struct{}
 	closed   bool
 	inflight int // batches handed to consumers and not yet done
@@ -163,6 +164,9 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 	p, queued := f.items[key]
 	if !queued {
+		if n := len(f.items) + 1; n > f.peak {
+			f.peak = n
+		}
 		p.deltas = f.newDeltasLocked()
 		if !f.populated {
 			p.initial = true
@@ -425,6 +429,13 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		key := f.queue.pop()
 		p := f.items[key]
 		delete(f.items, key)
+		if len(f.items) == 0 && f.peak > 1024 {
+			// A drained backlog leaves the map full of deletion marks that
+			// every later lookup probes past; clearing the empty map drops
+			// them, once per backlog.
+			clear(f.items)
+			f.peak = 0
+		}
 		dst = append(dst, KeyDeltas[T]{Key: key, Deltas: p.deltas})
 		if p.initial {
 			initial++
