@@ -845,3 +845,35 @@ func TestDeltaTypeString(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaFIFOBacklogs drains large backlogs repeatedly, with keys that
+// come back, so the queue's bookkeeping is reset and reused many times.
+func TestDeltaFIFOBacklogs(t *testing.T) {
+	f := newFIFO(nil)
+	for round := range 4 {
+		n := 1500 + round*400
+		for i := range n {
+			if err := f.Add(newCM("ns", fmt.Sprint("k", i), fmt.Sprint(round))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Half the keys get a second delta.
+		for i := 0; i < n; i += 2 {
+			if err := f.Update(newCM("ns", fmt.Sprint("k", i), fmt.Sprint(round, "u"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range n {
+			want := fmt.Sprintf("ns/k%d Added:%d", i, round)
+			if i%2 == 0 {
+				want += fmt.Sprintf(" Updated:%du", round)
+			}
+			if got := popOne(t, f); got != want {
+				t.Fatalf("round %d: popped %q, want %q", round, got, want)
+			}
+		}
+		if f.Len() != 0 {
+			t.Fatalf("round %d: Len() = %d after draining", round, f.Len())
+		}
+	}
+}
