@@ -459,7 +459,7 @@ func (ix *Indexer[T]) Keys() []string {
 	keys := make([]string, 0, len(ix.items))
 	for i := range ix.slots.s {
 		if sl := &ix.slots.s[i]; sl.e != nil {
-			keys = append(keys, sl.key)
+			keys = append(keys, sl.e.key)
 		}
 	}
 	return keys

@@ -21,16 +21,16 @@ type slots[T Object] struct {
 	free []int // positions of holes
 }
 
-// slot is one position: a stored object, or a hole (e == nil).
+// slot is one position: a stored object, or a hole (e == nil). The object
+// is kept here as well as in the entry so that listing reads only this array.
 type slot[T Object] struct {
 	e   *entry[T]
-	key string
 	obj T
 }
 
 // add places e in a hole, or at the end.
 func (d *slots[T]) add(e *entry[T]) {
-	sl := slot[T]{e: e, key: e.key, obj: e.obj}
+	sl := slot[T]{e: e, obj: e.obj}
 	if n := len(d.free); n > 0 {
 		e.pos = d.free[n-1]
 		d.free = d.free[:n-1]
@@ -83,7 +83,7 @@ func (d *slots[T]) fill(pos int, keys *[batchSize]string, objs *[batchSize]T) (n
 			continue
 		}
 		if keys != nil {
-			keys[n] = sl.key
+			keys[n] = sl.e.key
 		}
 		objs[n] = sl.obj
 		n++
