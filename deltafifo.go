@@ -62,6 +62,8 @@ type Deleted[T Object] struct {
 type KeyDeltas[T Object] struct {
 	Key    string
 	Deltas []Delta[T]
+
+	fromBulk bool // Deltas is part of a bulk: not to be recycled
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
@@ -98,7 +100,8 @@ type DeltaFIFO[T Object] struct {
 	mu       sync.Mutex
 	idle     sync.Cond // signalled when inflight drops to 0
 	items    map[string]pending[T]
-	queue    ring[string]
+	queue    ring[qentry[T]]
+	nkeys    int // keys queued, counting each key of a bulk
 	free     [][]Delta[T] // recycled delta slices
 	chunk    []Delta[T]   // where new keys' first delta slices are carved from
 	peak     int          // most keys queued at once since items was last cleared
@@ -113,6 +116,28 @@ type DeltaFIFO[T Object] struct {
 
 	replaceSeen map[string]struct{} // keys of the replacement in progress
 	keyScratch  []string
+
+	// bulkOK lets a replacement that starts with nothing known, queued or
+	// in flight (an informer's first list) queue its pages as bulks: no
+	// per-key map entries and no seen set, since nothing can have vanished.
+	// Duplicate keys in such a list are then left for the consumer to see.
+	bulkOK   bool
+	bulkMode bool // the replacement in progress queues bulks
+}
+
+// qentry is one entry of the queue: a key with its deltas in items, or a
+// bulk of keys of one page of a replacement, each with one Replaced delta.
+type qentry[T Object] struct {
+	key  string
+	bulk *bulk[T]
+}
+
+// bulk is a page of a bulk replacement; next is the first key not taken.
+type bulk[T Object] struct {
+	keys    []string
+	deltas  []Delta[T]
+	next    int
+	initial bool
 }
 
 // pending is a queued key's deltas.
@@ -156,6 +181,11 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 	if f.closed {
 		return ErrClosed
 	}
+	if f.replaceSeen != nil {
+		// A change during a replacement is newer than it: never inferred
+		// to have vanished by it.
+		f.replaceSeen[key] = struct{}{}
+	}
 	f.pushLocked(key, Delta[T]{Type: t, Object: obj})
 	return nil
 }
@@ -172,7 +202,8 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 			p.initial = true
 			f.initial++
 		}
-		f.queue.push(key)
+		f.queue.push(qentry[T]{key: key})
+		f.nkeys++
 		if f.queue.len() == 1 {
 			f.signal()
 		}
@@ -236,8 +267,24 @@ func (f *DeltaFIFO[T]) Replace(list []T) error {
 // queued, but no deletions are inferred from it.
 func (f *DeltaFIFO[T]) BeginReplace() {
 	f.mu.Lock()
-	f.replaceSeen = map[string]struct{}{}
-	f.mu.Unlock()
+	defer f.mu.Unlock()
+	f.bulkMode = f.bulkOK && f.nkeys == 0 && f.inflight == 0 && !f.knownAnyLocked()
+	if f.bulkMode {
+		f.replaceSeen = nil
+	} else {
+		f.replaceSeen = map[string]struct{}{}
+	}
+}
+
+// knownAnyLocked reports whether the known objects hold anything.
+func (f *DeltaFIFO[T]) knownAnyLocked() bool {
+	if f.known == nil {
+		return false
+	}
+	for range f.known.All() {
+		return true
+	}
+	return false
 }
 
 // ReplaceItems queues a Replaced delta for each item of a replacement in
@@ -259,6 +306,13 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		f.mu.Unlock()
 		return ErrClosed
 	}
+	if f.bulkMode {
+		f.pushBulkLocked(keys, items)
+		clear(keys)
+		f.keyScratch = keys[:0]
+		f.mu.Unlock()
+		return errors.Join(errs...)
+	}
 	if f.replaceSeen == nil {
 		f.replaceSeen = map[string]struct{}{}
 	}
@@ -276,6 +330,28 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 	f.keyScratch = keys[:0]
 	f.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// pushBulkLocked queues the items with a key as one bulk.
+func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
+	b := &bulk[T]{keys: make([]string, 0, len(keys)), deltas: make([]Delta[T], 0, len(keys)), initial: !f.populated}
+	for i, key := range keys {
+		if key != "" {
+			b.keys = append(b.keys, key)
+			b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: items[i]})
+		}
+	}
+	if len(b.keys) == 0 {
+		return
+	}
+	if b.initial {
+		f.initial += len(b.keys)
+	}
+	f.queue.push(qentry[T]{bulk: b})
+	f.nkeys += len(b.keys)
+	if f.queue.len() == 1 {
+		f.signal()
+	}
 }
 
 func (f *DeltaFIFO[T]) takeKeyScratch(n int) []string {
@@ -304,6 +380,34 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 	defer f.resumeLocked()
 	seen := f.replaceSeen
 	f.replaceSeen = nil
+	if f.bulkMode {
+		// Nothing was known or queued when it began: nothing can have
+		// vanished.
+		f.bulkMode = false
+		if !f.populated {
+			f.populated = true
+			f.checkSyncedLocked()
+		}
+		return nil
+	}
+	// Keys of an abandoned bulk replacement still queued are queued keys.
+	for i := range f.queue.n {
+		b := f.queue.at(i).bulk
+		if b == nil {
+			continue
+		}
+		for j := b.next; j < len(b.keys); j++ {
+			key := b.keys[j]
+			if _, ok := seen[key]; ok {
+				continue
+			}
+			if _, queued := f.items[key]; queued {
+				continue // its newest delta is in items: handled below
+			}
+			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.deltas[j].Object, FinalStateUnknown: true})
+			seen[key] = struct{}{} // once, even if the bulk holds it twice
+		}
+	}
 	for key, p := range f.items {
 		if _, ok := seen[key]; ok {
 			continue
@@ -345,8 +449,16 @@ func (f *DeltaFIFO[T]) Resync() error {
 	}
 	f.pauseLocked()
 	defer f.resumeLocked()
+	inBulk := map[string]bool{}
+	for i := range f.queue.n {
+		if b := f.queue.at(i).bulk; b != nil {
+			for _, key := range b.keys[b.next:] {
+				inBulk[key] = true
+			}
+		}
+	}
 	for key, obj := range f.known.All() {
-		if _, queued := f.items[key]; !queued {
+		if _, queued := f.items[key]; !queued && !inBulk[key] {
 			f.pushLocked(key, Delta[T]{Type: DeltaSync, Object: obj})
 		}
 	}
@@ -426,7 +538,23 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		return dst, 0, nil
 	}
 	for len(dst) < max && f.queue.len() > 0 {
-		key := f.queue.pop()
+		if b := f.queue.at(0).bulk; b != nil {
+			k := min(max-len(dst), len(b.keys)-b.next)
+			for j := b.next; j < b.next+k; j++ {
+				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
+			}
+			b.next += k
+			f.nkeys -= k
+			if b.initial {
+				initial += k
+			}
+			if b.next == len(b.keys) {
+				f.queue.pop()
+			}
+			continue
+		}
+		key := f.queue.pop().key
+		f.nkeys--
 		p := f.items[key]
 		delete(f.items, key)
 		if len(f.items) == 0 && f.peak > 1024 {
@@ -455,7 +583,7 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	for i := range batch {
 		d := batch[i].Deltas
 		clear(d)
-		if cap(d) <= 8 && len(f.free) < 1024 {
+		if cap(d) <= 8 && len(f.free) < 1024 && !batch[i].fromBulk {
 			f.free = append(f.free, d[:0])
 		}
 		batch[i] = KeyDeltas[T]{}
@@ -496,7 +624,7 @@ func (f *DeltaFIFO[T]) Synced() <-chan struct{} { return f.synced }
 func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len()
+	return f.nkeys
 }
 
 // Close closes the queue: adds fail with ErrClosed, and Pop returns

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -122,6 +123,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	}
 	inf.ix = NewIndexer(IndexerOptions[T]{KeyFunc: opts.KeyFunc, Indexers: indexers})
 	inf.fifo = NewDeltaFIFO(DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: inf.ix})
+	inf.fifo.bulkOK = true // duplicate keys of a first list are reported by process
 	ropts := opts.Reflector
 	if ropts.OnError == nil {
 		ropts.OnError = opts.OnError
@@ -345,6 +347,11 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 			if err != nil {
 				inf.report(err)
 				continue
+			}
+			if existed && kd.fromBulk {
+				// A bulk is a first list into an empty cache: the key was
+				// already in the same list.
+				inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
 			}
 			if existed {
 				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}})

@@ -32,6 +32,9 @@ func (r *ring[E]) pop() E {
 	return v
 }
 
+// at returns the i-th queued value, 0 being the oldest.
+func (r *ring[E]) at(i int) E { return r.buf[(r.head+i)%len(r.buf)] }
+
 func (r *ring[E]) grow() {
 	size := 2 * len(r.buf)
 	if size < 16 {

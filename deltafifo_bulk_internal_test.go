@@ -1,0 +1,127 @@
+package informer
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type bobj struct{ metav1.ObjectMeta }
+
+func bo(name, rv string) *bobj {
+	return &bobj{metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+// popAll pops everything queued and returns "key:type" in order.
+func popAll(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj]) []string {
+	t.Helper()
+	var out []string
+	for f.Len() > 0 {
+		err := f.PopBatch(context.Background(), 3, func(batch []KeyDeltas[*bobj]) error {
+			for _, kd := range batch {
+				for _, d := range kd.Deltas {
+					out = append(out, kd.Key+":"+d.Type.String())
+					if ix != nil {
+						if d.Type == DeltaDeleted {
+							ix.DeleteKey(kd.Key)
+						} else {
+							ix.upsert(kd.Key, d.Object)
+						}
+					}
+				}
+			}
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func TestDeltaFIFOBulkReplace(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	f.bulkOK = true
+
+	// A first list goes in as bulks and infers no deletion.
+	f.BeginReplace()
+	if !f.bulkMode {
+		t.Fatal("first replacement into an empty cache is not a bulk")
+	}
+	f.ReplaceItems([]*bobj{bo("a", "1"), bo("b", "2")})
+	f.ReplaceItems([]*bobj{bo("c", "3"), {}}) // an invalid item is skipped
+	if f.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", f.Len())
+	}
+	// A change during the replacement is queued after it.
+	f.Update(bo("a", "4"))
+	if err := f.EndReplace(); err != nil {
+		t.Fatal(err)
+	}
+	if f.HasSynced() {
+		t.Fatal("synced before the first list was popped")
+	}
+	got := popAll(t, f, ix)
+	want := []string{"ns/a:Replaced", "ns/b:Replaced", "ns/c:Replaced", "ns/a:Updated"}
+	if !equal(got, want) {
+		t.Fatalf("popped %v, want %v", got, want)
+	}
+	if !f.HasSynced() {
+		t.Fatal("not synced after the first list was processed")
+	}
+
+	// The cache is not empty now: the next replacement is not a bulk.
+	f.BeginReplace()
+	if f.bulkMode {
+		t.Fatal("replacement over a full cache is a bulk")
+	}
+	f.ReplaceItems([]*bobj{bo("a", "5")})
+	f.EndReplace()
+	got = popAll(t, f, ix)
+	want = []string{"ns/a:Replaced", "ns/b:Deleted", "ns/c:Deleted"}
+	if !equal(got, want) {
+		t.Fatalf("popped %v, want %v", got, want)
+	}
+}
+
+// An abandoned bulk (a first list that failed half way) still counts as
+// queued: the next replacement infers deletions for its keys.
+func TestDeltaFIFOAbandonedBulk(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	f.bulkOK = true
+	f.BeginReplace()
+	f.ReplaceItems([]*bobj{bo("a", "1"), bo("b", "2"), bo("b", "2")})
+	// The list fails; a new one begins before anything was popped.
+	f.BeginReplace()
+	if f.bulkMode {
+		t.Fatal("replacement with keys queued is a bulk")
+	}
+	f.ReplaceItems([]*bobj{bo("a", "3")})
+	f.EndReplace()
+	if err := f.Resync(); err != nil {
+		t.Fatal(err)
+	}
+	got := popAll(t, f, ix)
+	want := []string{"ns/a:Replaced", "ns/b:Replaced", "ns/b:Replaced", "ns/a:Replaced", "ns/b:Deleted"}
+	if !equal(got, want) {
+		t.Fatalf("popped %v, want %v", got, want)
+	}
+	if ix.Len() != 1 || !f.HasSynced() {
+		t.Fatalf("cache has %d objects, synced=%v", ix.Len(), f.HasSynced())
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
