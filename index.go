@@ -182,3 +182,16 @@ func removeFrom[T Object](m map[string]bucket[T], vals []string, e *entry[T]) {
 		}
 	}
 }
+
+// removeEverywhere removes e from every bucket of m: the slow path for when
+// e's values cannot be computed.
+func removeEverywhere[T Object](m map[string]bucket[T], e *entry[T]) {
+	for v, b := range m {
+		if _, ok := b[e]; ok {
+			delete(b, e)
+			if len(b) == 0 {
+				delete(m, v)
+			}
+		}
+	}
+}

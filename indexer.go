@@ -180,6 +180,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		if e != nil {
 			prev, prevSeq = e.obj, e.seq
 		}
+		seen := ix.seq
 		ix.mu.RUnlock()
 
 		oldVals, newVals := &sc[0], &sc[1]
@@ -195,7 +196,9 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		}
 
 		ix.mu.Lock()
-		if ix.set.Load() != s || ix.items[key].e != e || (e != nil && e.seq != prevSeq) {
+		// Nothing was written since the read (the usual case: one writer)
+		// means nothing to check again; otherwise look the key up again.
+		if ix.set.Load() != s || (ix.seq != seen && (ix.items[key].e != e || (e != nil && e.seq != prevSeq))) {
 			ix.mu.Unlock()
 			continue
 		}
@@ -246,7 +249,9 @@ func (ix *Indexer[T]) setLocked(e *entry[T], obj T) {
 	ix.slots.set(e)
 }
 
-// DeleteKey removes the object stored under key and returns it.
+// DeleteKey removes the object stored under key and returns it. If an index
+// function fails on the stored object the object is still removed, from
+// every index, and the error is returned.
 func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	var sc *[2]indexValues
 	defer func() {
@@ -268,13 +273,12 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 		if e == nil {
 			return old, false, nil
 		}
+		var valsErr error
 		if len(s.funcs) > 0 {
 			if sc == nil {
 				sc = scratchPool.Get().(*[2]indexValues)
 			}
-			if err := computeValues(&sc[0], s, key, prev); err != nil {
-				return old, false, err
-			}
+			valsErr = computeValues(&sc[0], s, key, prev)
 		}
 		ix.mu.Lock()
 		if ix.set.Load() != s || ix.items[key].e != e || e.seq != prevSeq {
@@ -282,15 +286,23 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			continue
 		}
 		delete(ix.items, key)
+		ix.seq++
 		ix.slots.remove(e)
 		if ix.slots.sparse() && ix.iters.Load() == 0 {
 			ix.slots.compact()
 		}
 		for i, m := range s.maps {
+			if valsErr != nil {
+				// The index function failed on the stored object (it is not
+				// deterministic): find the entry in every bucket instead, so
+				// the deletion still happens and no bucket keeps it.
+				removeEverywhere(m, e)
+				continue
+			}
 			removeFrom(m, sc[0].of(i), e)
 		}
 		ix.mu.Unlock()
-		return prev, true, nil
+		return prev, true, valsErr
 	}
 }
 
@@ -344,6 +356,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 			ix.mu.Unlock()
 			continue
 		}
+		ix.seq++ // even for an empty list: writers in progress must look again
 		for _, sl := range ds.s {
 			ix.seq++
 			sl.e.seq = ix.seq
