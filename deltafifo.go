@@ -95,6 +95,7 @@ type DeltaFIFOOptions[T Object] struct {
 // so a callback must not call them.
 type DeltaFIFO[T Object] struct {
 	keyFunc KeyFunc[T]
+	metaKey bool // keyFunc is the default, MetaKey
 	known   KnownObjects[T]
 
 	mu       sync.Mutex
@@ -142,6 +143,7 @@ type bulk[T Object] struct {
 
 // pending is a queued key's deltas.
 type pending[T Object] struct {
+	key     string // the map's key, to share
 	deltas  []Delta[T]
 	initial bool // counted in DeltaFIFO.initial
 }
@@ -156,7 +158,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 		synced:  make(chan struct{}),
 	}
 	if f.keyFunc == nil {
-		f.keyFunc = MetaKey[T]
+		f.keyFunc, f.metaKey = MetaKey[T], true
 	}
 	f.idle.L = &f.mu
 	return f
@@ -172,6 +174,25 @@ func (f *DeltaFIFO[T]) Update(obj T) error { return f.enqueue(DeltaUpdated, obj)
 func (f *DeltaFIFO[T]) Delete(obj T) error { return f.enqueue(DeltaDeleted, obj) }
 
 func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
+	if f.metaKey {
+		// The default key: build it on the stack and reuse the string of a
+		// queued or cached key, so a change to a known object allocates
+		// nothing for its key.
+		var buf [128]byte
+		if b, ok := appendMetaKey(buf[:0], obj); ok {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.closed {
+				return ErrClosed
+			}
+			key := f.internLocked(b)
+			if f.replaceSeen != nil {
+				f.replaceSeen[key] = struct{}{}
+			}
+			f.pushLocked(key, Delta[T]{Type: t, Object: obj})
+			return nil
+		}
+	}
 	key, err := keyOf(f.keyFunc, obj)
 	if err != nil {
 		return err
@@ -190,6 +211,21 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 	return nil
 }
 
+// internLocked returns b as a string, shared with a queued or known key
+// when there is one.
+func (f *DeltaFIFO[T]) internLocked(b []byte) string {
+	if p, ok := f.items[string(b)]; ok {
+		return p.key
+	}
+	// A concrete call, so that b (on the caller's stack) does not escape.
+	if ix, ok := f.known.(*Indexer[T]); ok {
+		if key, ok := ix.internKey(b); ok {
+			return key
+		}
+	}
+	return string(b)
+}
+
 // pushLocked appends d to key's deltas, queueing the key if it is new.
 func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 	p, queued := f.items[key]
@@ -198,6 +234,7 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 			f.peak = n
 		}
 		p.deltas = f.newDeltasLocked()
+		p.key = key
 		if !f.populated {
 			p.initial = true
 			f.initial++

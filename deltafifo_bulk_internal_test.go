@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"testing"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -125,3 +126,27 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// A change to a cached or queued object allocates nothing for its key.
+func TestDeltaFIFOKeyInterning(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	a := bo("a", "1")
+	ix.Add(a)
+	f.Update(a)
+	var key string
+	f.Pop(context.Background(), func(k string, _ []Delta[*bobj]) error { key = k; return nil })
+	stored, _ := ix.internKey([]byte("ns/a"))
+	if unsafeStringData(key) != unsafeStringData(stored) {
+		t.Fatal("the queued key is not the cached key's string")
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		f.Update(a)
+		f.Pop(context.Background(), func(string, []Delta[*bobj]) error { return nil })
+	})
+	if allocs != 0 {
+		t.Fatalf("update+pop of a cached key: %v allocs, want 0", allocs)
+	}
+}
+
+func unsafeStringData(s string) *byte { return unsafe.StringData(s) }

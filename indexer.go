@@ -449,6 +449,17 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	return nil
 }
 
+// internKey returns the stored key equal to b, so callers can share it.
+func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
+	ix.mu.RLock()
+	it, ok := ix.items[string(b)]
+	ix.mu.RUnlock()
+	if !ok {
+		return "", false
+	}
+	return it.e.key, true
+}
+
 // Get returns the object stored under key.
 func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 	ix.mu.RLock()

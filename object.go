@@ -49,6 +49,23 @@ func MetaKey[T Object](obj T) (string, error) {
 	return ns + "/" + name, nil
 }
 
+// appendMetaKey appends MetaKey(obj) to dst, and reports false (leaving the
+// error to MetaKey) for a nil object or an empty name.
+func appendMetaKey[T Object](dst []byte, obj T) ([]byte, bool) {
+	if isNil(obj) {
+		return dst, false
+	}
+	name := obj.GetName()
+	if name == "" {
+		return dst, false
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		dst = append(dst, ns...)
+		dst = append(dst, '/')
+	}
+	return append(dst, name...), true
+}
+
 // SplitKey splits a key made by MetaKey into its namespace and name. The
 // namespace is empty for a cluster-scoped key. A key with more than one "/"
 // or an empty part is an error wrapping ErrInvalidKey.
