@@ -1,5 +1,7 @@
 package informer
 
+import "strings"
+
 // IndexFunc computes the values under which obj is indexed, appending them to
 // dst and returning the extended slice, in the manner of strconv.AppendInt:
 // an index function that appends to dst allocates nothing. Returning no value
@@ -53,7 +55,12 @@ type indexSet[T Object] struct {
 	funcs []IndexFunc[T]
 	maps  []map[string]bucket[T]
 	ready []bool // false while AddIndex fills the index: hidden from readers
+	// fromKey marks a namespace index over MetaKey keys: its one value is
+	// the key's namespace part, read without touching the object, and it
+	// never changes for a key.
+	fromKey []bool
 }
+
 
 // find returns the position of the ready index name, or -1.
 func (s *indexSet[T]) find(name string) int {
@@ -65,13 +72,15 @@ func (s *indexSet[T]) find(name string) int {
 	return -1
 }
 
-// with returns a copy of s with one more index, not yet ready.
-func (s *indexSet[T]) with(name string, fn IndexFunc[T]) *indexSet[T] {
+// with returns a copy of s with one more index, not yet ready; fromKey as
+// in indexSet.
+func (s *indexSet[T]) with(name string, fn IndexFunc[T], fromKey bool) *indexSet[T] {
 	return &indexSet[T]{
-		names: append(s.names[:len(s.names):len(s.names)], name),
-		funcs: append(s.funcs[:len(s.funcs):len(s.funcs)], fn),
-		maps:  append(s.maps[:len(s.maps):len(s.maps)], map[string]bucket[T]{}),
-		ready: append(s.ready[:len(s.ready):len(s.ready)], false),
+		names:   append(s.names[:len(s.names):len(s.names)], name),
+		funcs:   append(s.funcs[:len(s.funcs):len(s.funcs)], fn),
+		maps:    append(s.maps[:len(s.maps):len(s.maps)], map[string]bucket[T]{}),
+		ready:   append(s.ready[:len(s.ready):len(s.ready)], false),
+		fromKey: append(s.fromKey[:len(s.fromKey):len(s.fromKey)], fromKey),
 	}
 }
 
@@ -83,6 +92,8 @@ func (s *indexSet[T]) withReady(i int, ok bool) *indexSet[T] {
 		funcs: append([]IndexFunc[T](nil), s.funcs...),
 		maps:  append([]map[string]bucket[T](nil), s.maps...),
 		ready: append([]bool(nil), s.ready...),
+
+		fromKey: append([]bool(nil), s.fromKey...),
 	}
 	if ok {
 		c.ready[i] = true
@@ -92,6 +103,7 @@ func (s *indexSet[T]) withReady(i int, ok bool) *indexSet[T] {
 	c.funcs = append(c.funcs[:i], c.funcs[i+1:]...)
 	c.maps = append(c.maps[:i], c.maps[i+1:]...)
 	c.ready = append(c.ready[:i], c.ready[i+1:]...)
+	c.fromKey = append(c.fromKey[:i], c.fromKey[i+1:]...)
 	return c
 }
 
@@ -121,6 +133,11 @@ func (v *indexValues) of(i int) []string {
 func computeValues[T Object](v *indexValues, s *indexSet[T], key string, obj T) error {
 	v.reset()
 	for i, fn := range s.funcs {
+		if s.fromKey[i] {
+			v.vals = append(v.vals, keyNamespace(key))
+			v.ends = append(v.ends, len(v.vals))
+			continue
+		}
 		var err error
 		v.vals, err = fn(obj, v.vals)
 		if err != nil {
@@ -135,6 +152,11 @@ func computeValues[T Object](v *indexValues, s *indexSet[T], key string, obj T) 
 // computeValue is computeValues for index i only.
 func computeValue[T Object](v *indexValues, s *indexSet[T], i int, key string, obj T) error {
 	v.reset()
+	if s.fromKey[i] {
+		v.vals = append(v.vals, keyNamespace(key))
+		v.ends = append(v.ends, len(v.vals))
+		return nil
+	}
 	var err error
 	v.vals, err = s.funcs[i](obj, v.vals)
 	if err != nil {
@@ -143,6 +165,14 @@ func computeValue[T Object](v *indexValues, s *indexSet[T], i int, key string, o
 	}
 	v.ends = append(v.ends, len(v.vals))
 	return nil
+}
+
+// keyNamespace returns the namespace part of a MetaKey key.
+func keyNamespace(key string) string {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i]
+	}
+	return ""
 }
 
 func equalStrings(a, b []string) bool {

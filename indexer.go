@@ -62,6 +62,10 @@ type IndexerOptions[T Object] struct {
 	KeyFunc KeyFunc[T]
 	// Indexers are the initial indexes by name.
 	Indexers map[string]IndexFunc[T]
+	// NamespaceIndex adds the index NamespaceIndex, by namespace, unless
+	// Indexers already has one by that name. With the default KeyFunc it is
+	// kept from the keys, never calling into the objects.
+	NamespaceIndex bool
 }
 
 // NewIndexer returns an empty Indexer.
@@ -72,7 +76,11 @@ func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	}
 	s := &indexSet[T]{}
 	for name, fn := range opts.Indexers {
-		s = s.with(name, fn)
+		s = s.with(name, fn, false)
+		s.ready[len(s.ready)-1] = true
+	}
+	if _, ok := opts.Indexers[NamespaceIndex]; opts.NamespaceIndex && !ok {
+		s = s.with(NamespaceIndex, IndexByNamespace[T](), ix.metaKey)
 		s.ready[len(s.ready)-1] = true
 	}
 	ix.set.Store(s)
@@ -392,7 +400,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		}
 	}
 	// From here on, writers maintain the new index too.
-	ix.set.Store(s.with(name, fn))
+	ix.set.Store(s.with(name, fn, false))
 	type snap struct {
 		e   *entry[T]
 		obj T

@@ -117,11 +117,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	if inf.log == nil {
 		inf.log = slog.Default()
 	}
-	indexers := map[string]IndexFunc[T]{NamespaceIndex: IndexByNamespace[T]()}
-	for name, fn := range opts.Indexers {
-		indexers[name] = fn
-	}
-	inf.ix = NewIndexer(IndexerOptions[T]{KeyFunc: opts.KeyFunc, Indexers: indexers})
+	inf.ix = NewIndexer(IndexerOptions[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, NamespaceIndex: true})
 	inf.fifo = NewDeltaFIFO(DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: inf.ix})
 	inf.fifo.bulkOK = true // duplicate keys of a first list are reported by process
 	ropts := opts.Reflector
