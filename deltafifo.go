@@ -102,7 +102,7 @@ type DeltaFIFO[T Object] struct {
 	idle     sync.Cond // signalled when inflight drops to 0
 	items    map[string]pending[T]
 	queue    ring[qentry[T]]
-	nkeys    int // keys queued, counting each key of a bulk
+	nkeys    int          // keys queued, counting each key of a bulk
 	free     [][]Delta[T] // recycled delta slices
 	chunk    []Delta[T]   // where new keys' first delta slices are carved from
 	peak     int          // most keys queued at once since items was last cleared

@@ -61,7 +61,6 @@ type indexSet[T Object] struct {
 	fromKey []bool
 }
 
-
 // find returns the position of the ready index name, or -1.
 func (s *indexSet[T]) find(name string) int {
 	for i, n := range s.names {
