@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -133,16 +134,18 @@ type listener[T Object] struct {
 	resync        time.Duration // owned by the informer's process loop
 	report        func(error)
 
-	mu       sync.Mutex
-	q        notifyQueue[T]
-	slots    map[string]qslot[T] // coalescing: newest queued slot per key
-	slotKeys map[qslot[T]]string
-	appended uint64 // notifications appended to q
-	handled  uint64 // notifications popped whose call returned
-	target   uint64 // synced once handled reaches target (if targetSet)
-	targetOK bool
-	removed  bool
-	started  bool
+	mu        sync.Mutex
+	q         notifyQueue[T]
+	slots     map[string]qslot[T] // coalescing: newest queued slot per key
+	slotKeys  map[qslot[T]]string
+	appended  uint64 // notifications appended to q
+	handled   uint64 // notifications popped whose call returned
+	target    uint64 // synced once handled reaches target (if targetSet)
+	targetOK  bool
+	removed   bool
+	stopped   atomic.Bool  // removed, readable without the lock
+	batchLeft atomic.Int32 // taken from q, not yet called
+	started   bool
 
 	wake     chan struct{}
 	synced   chan struct{}
@@ -247,6 +250,7 @@ func (l *listener[T]) checkSyncedLocked() {
 // removed or ctx ends.
 func (l *listener[T]) run(ctx context.Context) {
 	defer l.finish()
+	var batch [listenerBatch]notification[T]
 	l.mu.Lock()
 	for {
 		if l.removed {
@@ -266,26 +270,45 @@ func (l *listener[T]) run(ctx context.Context) {
 			l.mu.Lock()
 			continue
 		}
-		if len(l.slotKeys) > 0 {
-			p := l.q.front()
-			if key, ok := l.slotKeys[p]; ok {
-				delete(l.slotKeys, p)
-				delete(l.slots, key)
+		// Take a batch under one lock; call it unlocked.
+		n := min(l.q.len, len(batch))
+		for i := range n {
+			if len(l.slotKeys) > 0 {
+				p := l.q.front()
+				if key, ok := l.slotKeys[p]; ok {
+					delete(l.slotKeys, p)
+					delete(l.slots, key)
+				}
 			}
+			batch[i] = l.q.pop()
 		}
-		n := l.q.pop()
+		l.batchLeft.Store(int32(n))
 		l.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return
-		default:
+		called := 0
+		for i := range n {
+			l.batchLeft.Add(-1)
+			if l.stopped.Load() {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				clear(batch[:n])
+				return
+			default:
+			}
+			l.call(batch[i])
+			called++
 		}
-		l.call(n)
+		clear(batch[:n])
+		l.batchLeft.Store(0)
 		l.mu.Lock()
-		l.handled++
+		l.handled += uint64(called)
 		l.checkSyncedLocked()
 	}
 }
+
+// listenerBatch is how many notifications a listener takes per lock.
+const listenerBatch = 32
 
 // call makes one handler call, containing a panic.
 func (l *listener[T]) call(n notification[T]) {
@@ -309,6 +332,7 @@ func (l *listener[T]) call(n notification[T]) {
 func (l *listener[T]) remove() {
 	l.mu.Lock()
 	l.removed = true
+	l.stopped.Store(true)
 	l.q.clear()
 	l.slots, l.slotKeys = nil, nil
 	started := l.started
@@ -334,6 +358,7 @@ func (l *listener[T]) finish() {
 	l.doneOnce.Do(func() {
 		l.mu.Lock()
 		l.removed = true
+		l.stopped.Store(true)
 		l.q.clear()
 		l.slots, l.slotKeys = nil, nil
 		l.mu.Unlock()
@@ -383,7 +408,10 @@ func (r *Registration[T]) WaitForSync(ctx context.Context) error {
 func (r *Registration[T]) Pending() int {
 	r.l.mu.Lock()
 	defer r.l.mu.Unlock()
-	return r.l.q.len
+	if r.l.removed {
+		return 0
+	}
+	return r.l.q.len + int(r.l.batchLeft.Load())
 }
 
 // Remove stops deliveries to the handler: queued notifications are dropped,
