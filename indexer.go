@@ -3,7 +3,6 @@ package informer
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"sync"
 	"sync/atomic"
 )
@@ -123,33 +122,20 @@ func (ix *Indexer[T]) Delete(obj T) error {
 	return err
 }
 
-// keyOf computes obj's key. With the default key func, a namespaced key is
-// built in a stack buffer and, if it is stored, the stored string is reused:
-// writing an object that is already stored allocates no key.
+// keyOf computes obj's key. With the default key func the key is built in a
+// stack buffer and, if it is stored, the stored string is reused: writing an
+// object that is already stored allocates no key.
 func (ix *Indexer[T]) keyOf(obj T) (string, error) {
-	if !ix.metaKey {
-		return keyOf(ix.keyFunc, obj)
+	if ix.metaKey {
+		var buf [128]byte
+		if b, ok := appendMetaKey(buf[:0], obj); ok {
+			if key, ok := ix.internKey(b); ok {
+				return key, nil
+			}
+			return string(b), nil
+		}
 	}
-	if isNil(obj) {
-		return "", ErrNilObject
-	}
-	name := obj.GetName()
-	if name == "" {
-		return "", ErrEmptyName
-	}
-	ns := obj.GetNamespace()
-	if ns == "" {
-		return name, nil
-	}
-	var buf [128]byte
-	b := append(append(append(buf[:0], ns...), '/'), name...)
-	ix.mu.RLock()
-	e := ix.items[string(b)].e // no allocation for the lookup
-	ix.mu.RUnlock()
-	if e != nil {
-		return e.key, nil
-	}
-	return string(b), nil
+	return keyOf(ix.keyFunc, obj)
 }
 
 // upsert stores obj under key.
@@ -468,214 +454,3 @@ func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
 	return it.e.key, true
 }
 
-// Get returns the object stored under key.
-func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
-	ix.mu.RLock()
-	it, ok := ix.items[key]
-	ix.mu.RUnlock()
-	return it.obj, ok
-}
-
-// Len returns the number of stored objects.
-func (ix *Indexer[T]) Len() int {
-	ix.mu.RLock()
-	n := len(ix.items)
-	ix.mu.RUnlock()
-	return n
-}
-
-// Keys returns a snapshot of the stored keys, in no particular order.
-func (ix *Indexer[T]) Keys() []string {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	keys := make([]string, 0, len(ix.items))
-	for i := range ix.slots.s {
-		if sl := &ix.slots.s[i]; sl.e != nil {
-			keys = append(keys, sl.e.key)
-		}
-	}
-	return keys
-}
-
-// List returns a snapshot of the stored objects, in no particular order.
-func (ix *Indexer[T]) List() []T {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	objs := make([]T, 0, len(ix.items))
-	for i := range ix.slots.s {
-		if sl := &ix.slots.s[i]; sl.e != nil {
-			objs = append(objs, sl.obj)
-		}
-	}
-	return objs
-}
-
-// batchSize is how many objects an iterator copies per read lock.
-const batchSize = 64
-
-// All returns a weakly consistent iterator over the stored keys and objects.
-func (ix *Indexer[T]) All() iter.Seq2[string, T] {
-	return func(yield func(string, T) bool) {
-		var keys [batchSize]string
-		var objs [batchSize]T
-		d := ix.startIter()
-		defer ix.iters.Add(-1)
-		for pos, more := 0, true; more; {
-			var n int
-			ix.mu.RLock()
-			n, pos = d.fill(pos, &keys, &objs)
-			more = pos < len(d.s)
-			ix.mu.RUnlock()
-			for j := range n {
-				if !yield(keys[j], objs[j]) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// Values returns a weakly consistent iterator over the stored objects.
-func (ix *Indexer[T]) Values() iter.Seq[T] {
-	return func(yield func(T) bool) {
-		var objs [batchSize]T
-		d := ix.startIter()
-		defer ix.iters.Add(-1)
-		for pos, more := 0, true; more; {
-			var n int
-			ix.mu.RLock()
-			n, pos = d.fill(pos, nil, &objs)
-			more = pos < len(d.s)
-			ix.mu.RUnlock()
-			for j := range n {
-				if !yield(objs[j]) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// startIter registers an iterator, which keeps positions in the slots it
-// returns from moving until it calls ix.iters.Add(-1).
-func (ix *Indexer[T]) startIter() *slots[T] {
-	ix.mu.RLock()
-	ix.iters.Add(1)
-	d := ix.slots
-	ix.mu.RUnlock()
-	return d
-}
-
-// bucketOf returns the bucket of value in the named index; the caller holds
-// the read lock.
-func (ix *Indexer[T]) bucketOf(index, value string) (bucket[T], error) {
-	s := ix.set.Load()
-	i := s.find(index)
-	if i < 0 {
-		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
-	}
-	return s.maps[i][value], nil
-}
-
-// ByIndex returns a snapshot of the objects whose index values include value.
-func (ix *Indexer[T]) ByIndex(index, value string) ([]T, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	b, err := ix.bucketOf(index, value)
-	if err != nil {
-		return nil, err
-	}
-	objs := make([]T, 0, len(b))
-	for e := range b {
-		objs = append(objs, e.obj)
-	}
-	return objs, nil
-}
-
-// ByIndexSeq returns a weakly consistent iterator over the objects whose
-// index values include value. It fails only if the index does not exist.
-func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
-	ix.mu.RLock()
-	_, err := ix.bucketOf(index, value)
-	ix.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	return func(yield func(T) bool) {
-		var objs [batchSize]T
-		n := 0
-		ix.mu.RLock()
-		b, err := ix.bucketOf(index, value)
-		if err != nil {
-			ix.mu.RUnlock()
-			return
-		}
-		for e := range b {
-			objs[n] = e.obj
-			n++
-			if n < batchSize {
-				continue
-			}
-			ix.mu.RUnlock()
-			for j := range n {
-				if !yield(objs[j]) {
-					return
-				}
-			}
-			n = 0
-			ix.mu.RLock()
-		}
-		ix.mu.RUnlock()
-		for j := range n {
-			if !yield(objs[j]) {
-				return
-			}
-		}
-	}, nil
-}
-
-// IndexKeys returns the keys of the objects whose index values include value.
-func (ix *Indexer[T]) IndexKeys(index, value string) ([]string, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	b, err := ix.bucketOf(index, value)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(b))
-	for e := range b {
-		keys = append(keys, e.key)
-	}
-	return keys, nil
-}
-
-// IndexValues returns the distinct values present in the named index.
-func (ix *Indexer[T]) IndexValues(index string) ([]string, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	s := ix.set.Load()
-	i := s.find(index)
-	if i < 0 {
-		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
-	}
-	vals := make([]string, 0, len(s.maps[i]))
-	for v := range s.maps[i] {
-		vals = append(vals, v)
-	}
-	return vals, nil
-}
-
-// Indexes returns the names of the indexes readers can use.
-func (ix *Indexer[T]) Indexes() []string {
-	s := ix.set.Load()
-	var names []string
-	for i, n := range s.names {
-		if s.ready[i] {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
-// hasIndex reports whether the named index is ready.
-func (ix *Indexer[T]) hasIndex(name string) bool { return ix.set.Load().find(name) >= 0 }
