@@ -453,4 +453,3 @@ func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
 	}
 	return it.e.key, true
 }
-
