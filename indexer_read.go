@@ -118,17 +118,23 @@ func (ix *Indexer[T]) bucketOf(index, value string) (bucket[T], error) {
 
 // ByIndex returns a snapshot of the objects whose index values include value.
 func (ix *Indexer[T]) ByIndex(index, value string) ([]T, error) {
+	return snapshotBucket(ix, index, value, func(e *entry[T]) T { return e.obj })
+}
+
+// snapshotBucket collects pick(e) for every entry of a bucket, under the
+// read lock.
+func snapshotBucket[T Object, V any](ix *Indexer[T], index, value string, pick func(*entry[T]) V) ([]V, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	b, err := ix.bucketOf(index, value)
 	if err != nil {
 		return nil, err
 	}
-	objs := make([]T, 0, len(b))
+	out := make([]V, 0, len(b))
 	for e := range b {
-		objs = append(objs, e.obj)
+		out = append(out, pick(e))
 	}
-	return objs, nil
+	return out, nil
 }
 
 // ByIndexSeq returns a weakly consistent iterator over the objects whose
@@ -175,17 +181,7 @@ func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
 
 // IndexKeys returns the keys of the objects whose index values include value.
 func (ix *Indexer[T]) IndexKeys(index, value string) ([]string, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	b, err := ix.bucketOf(index, value)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(b))
-	for e := range b {
-		keys = append(keys, e.key)
-	}
-	return keys, nil
+	return snapshotBucket(ix, index, value, func(e *entry[T]) string { return e.key })
 }
 
 // IndexValues returns the distinct values present in the named index.
