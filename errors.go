@@ -53,6 +53,7 @@ type KeyError struct {
 	Err error
 }
 
+// Error describes the KeyError.
 func (e *KeyError) Error() string { return "informer: key func: " + e.Err.Error() }
 
 // Unwrap returns the KeyFunc's error.
@@ -66,6 +67,7 @@ type IndexError struct {
 	Err   error  // what the index function returned
 }
 
+// Error describes the IndexError.
 func (e *IndexError) Error() string {
 	return fmt.Sprintf("informer: index %q for %q: %v", e.Index, e.Key, e.Err)
 }
@@ -81,6 +83,7 @@ type HandlerPanicError struct {
 	Stack   []byte // the goroutine's stack at the panic
 }
 
+// Error describes the HandlerPanicError.
 func (e *HandlerPanicError) Error() string {
 	return fmt.Sprintf("informer: handler %q panicked: %v", e.Handler, e.Value)
 }
@@ -96,6 +99,7 @@ type ObjectError struct {
 	Err error
 }
 
+// Error describes the ObjectError.
 func (e *ObjectError) Error() string { return "informer: " + e.Op + ": " + e.Err.Error() }
 
 // Unwrap returns the reason the object was rejected.

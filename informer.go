@@ -457,6 +457,7 @@ func (s informerSink[T]) transform(obj T) (T, error) {
 	return out, nil
 }
 
+// Add transforms obj and queues it as added.
 func (s informerSink[T]) Add(obj T) error {
 	obj, err := s.transform(obj)
 	if err != nil {
@@ -465,6 +466,7 @@ func (s informerSink[T]) Add(obj T) error {
 	return s.inf.fifo.Add(obj)
 }
 
+// Update transforms obj and queues it as updated.
 func (s informerSink[T]) Update(obj T) error {
 	obj, err := s.transform(obj)
 	if err != nil {
@@ -473,6 +475,7 @@ func (s informerSink[T]) Update(obj T) error {
 	return s.inf.fifo.Update(obj)
 }
 
+// Delete transforms obj and queues its deletion; see Options.Transform.
 func (s informerSink[T]) Delete(obj T) error {
 	out, err := s.transform(obj)
 	if err == nil {
@@ -489,8 +492,10 @@ func (s informerSink[T]) Delete(obj T) error {
 	return errors.Join(err, s.inf.fifo.Delete(obj))
 }
 
+// BeginReplace starts a relist in the queue.
 func (s informerSink[T]) BeginReplace() { s.inf.fifo.BeginReplace() }
 
+// ReplaceItems transforms and queues one page of a relist.
 func (s informerSink[T]) ReplaceItems(items []T) error {
 	var errs []error
 	if s.inf.opts.Transform != nil {
@@ -512,4 +517,5 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 	return joinErrors(errs)
 }
 
+// EndReplace ends a relist in the queue.
 func (s informerSink[T]) EndReplace() error { return s.inf.fifo.EndReplace() }

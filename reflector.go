@@ -71,6 +71,7 @@ type SourceError struct {
 	Err             error
 }
 
+// Error describes the SourceError.
 func (e *SourceError) Error() string {
 	return fmt.Sprintf("informer: %s from resourceVersion %q: %v", e.Op, e.ResourceVersion, e.Err)
 }
