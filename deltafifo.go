@@ -184,11 +184,11 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			if f.closed {
 				return ErrClosed
 			}
-			key := f.internLocked(b)
+			key, p, queued := f.internLocked(b)
 			if f.replaceSeen != nil {
 				f.replaceSeen[key] = struct{}{}
 			}
-			f.pushLocked(key, Delta[T]{Type: t, Object: obj})
+			f.pushFoundLocked(key, Delta[T]{Type: t, Object: obj}, p, queued)
 			return nil
 		}
 	}
@@ -211,23 +211,28 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 }
 
 // internLocked returns b as a string, shared with a queued or known key
-// when there is one.
-func (f *DeltaFIFO[T]) internLocked(b []byte) string {
+// when there is one, and the key's pending deltas if it is queued.
+func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, p pending[T], queued bool) {
 	if p, ok := f.items[string(b)]; ok {
-		return p.key
+		return p.key, p, true
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if ix, ok := f.known.(*Indexer[T]); ok {
 		if key, ok := ix.internKey(b); ok {
-			return key
+			return key, p, false
 		}
 	}
-	return string(b)
+	return string(b), p, false
 }
 
 // pushLocked appends d to key's deltas, queueing the key if it is new.
 func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
 	p, queued := f.items[key]
+	f.pushFoundLocked(key, d, p, queued)
+}
+
+// pushFoundLocked is pushLocked with the key already looked up.
+func (f *DeltaFIFO[T]) pushFoundLocked(key string, d Delta[T], p pending[T], queued bool) {
 	if !queued {
 		if n := len(f.items) + 1; n > f.peak {
 			f.peak = n
@@ -275,7 +280,7 @@ func (f *DeltaFIFO[T]) newDeltasLocked() []Delta[T] {
 }
 
 // deltaChunk is how many one-delta slices are carved from one allocation.
-const deltaChunk = 32
+const deltaChunk = 256
 
 func (f *DeltaFIFO[T]) signal() {
 	select {
