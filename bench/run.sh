@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Runs the side-by-side benchmarks of this library (bench/informer) and
+# client-go's tools/cache (bench/clientgo), compares them with benchstat and
+# regenerates BENCHMARKS.md at the repository root from the results.
+#
+#   bench/run.sh          full run: 6 rounds, ~10-15 minutes on 2 cores;
+#                         raw outputs in bench/results/, BENCHMARKS.md rewritten
+#   bench/run.sh -quick   every benchmark, tiny benchtime (< 2 minutes):
+#                         checks that they still run; results in
+#                         bench/results/quick/, BENCHMARKS.md untouched
+#
+# Each round runs every benchmark group once for client-go and once for ours
+# (alternating which goes first), so that both see the same machine
+# conditions; the rounds give benchstat its samples (count=6).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+quick=false
+case "${1:-}" in
+  -quick | --quick) quick=true ;;
+  "") ;;
+  *) echo "usage: $0 [-quick]" >&2; exit 2 ;;
+esac
+
+rounds=${BENCH_ROUNDS:-6} # BENCH_ROUNDS: fewer rounds while developing
+results=results
+if $quick; then
+  rounds=1
+  results=results/quick
+fi
+mkdir -p "$results"
+rm -f "$results"/{client-go,informer,benchstat,env,load}.txt "$results"/stderr.log
+
+# Benchmark groups: pattern, benchtime of a full run, benchtime of -quick.
+# Big workloads: one op is one whole workload, so a fixed count of ops.
+groups=(
+  '^BenchmarkInitialSync$/^N=10000$/' 40x 1x
+  '^BenchmarkInitialSync$/^N=100000$/' 8x 1x
+  '^BenchmarkSteadyState$' 12x 1x
+  '^BenchmarkFanOut$' 15x 1x
+  '^BenchmarkBlockedHandler$' 3x 1x
+  '^BenchmarkIndexer$' 1s 100x
+  '^BenchmarkFIFO$' 1s 10x
+)
+bt_col=1
+$quick && bt_col=2
+
+# The library measured is the working tree of the root package (replace
+# => ../): say which commit, and whether its files differed from it.
+informer_rev="commit $(git log -1 --format='%h (%cd)' --date=short 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain -- ../*.go 2>/dev/null)" ]; then
+  informer_rev="$informer_rev, with uncommitted changes to the root package"
+fi
+
+start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+echo "== building test binaries"
+go vet ./...
+go test -c -o "$results/client-go.test" ./clientgo
+go test -c -o "$results/informer.test" ./informer
+
+# Sample the load average every 15 s while the benchmarks run.
+(while true; do cat /proc/loadavg >>"$results/load.txt"; sleep 15; done) &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null || true' EXIT
+
+run_one() { # impl pattern benchtime
+  "$results/$1.test" -test.run '^$' -test.bench "$2" -test.benchtime "$3" -test.count 1 \
+    >>"$results/$1.txt" 2>>"$results/stderr.log" || {
+    echo "benchmark $2 failed for $1; see $results/stderr.log and $results/$1.txt" >&2
+    tail -20 "$results/$1.txt" >&2
+    exit 1
+  }
+}
+
+for ((r = 1; r <= rounds; r++)); do
+  echo "== round $r of $rounds ($(cut -d' ' -f1 /proc/loadavg) load)"
+  for ((g = 0; g < ${#groups[@]}; g += 3)); do
+    pat=${groups[g]}
+    bt=${groups[g + bt_col]}
+    if ((r % 2)); then order=(client-go informer); else order=(informer client-go); fi
+    for impl in "${order[@]}"; do
+      t0=$SECONDS
+      run_one "$impl" "$pat" "$bt"
+      echo "   $impl $pat ($bt): $((SECONDS - t0)) s"
+    done
+  done
+done
+
+kill "$sampler" 2>/dev/null || true
+trap - EXIT
+elapsed=$(($(date +%s) - start))
+
+echo "== benchstat"
+if ! command -v benchstat >/dev/null; then
+  export PATH="$PATH:$(go env GOPATH)/bin"
+fi
+if ! command -v benchstat >/dev/null; then
+  go install golang.org/x/perf/cmd/benchstat@latest || echo "could not install benchstat" >&2
+fi
+if command -v benchstat >/dev/null; then
+  benchstat -ignore pkg client-go="$results/client-go.txt" informer="$results/informer.txt" >"$results/benchstat.txt"
+fi
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "mode: $($quick && echo "quick (1 round, tiny benchtime: a check, not for comparison)" || echo "full ($rounds rounds)")"
+  echo "go: $(go version | cut -d' ' -f3-)"
+  echo "CPU: $cpu"
+  echo "cores: $(nproc)"
+  echo "memory: $mem"
+  echo "kernel: $(uname -sr)"
+  echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
+  echo "informer: $informer_rev"
+  echo "benchtime per round: $(for ((g = 0; g < ${#groups[@]}; g += 3)); do printf '`%s` %s; ' "${groups[g]}" "${groups[g + bt_col]}"; done | sed 's/; $//')"
+  echo "load average at start (1, 5, 15 min): $load_start"
+  echo "duration of the benchmark runs: $((elapsed / 60)) min $((elapsed % 60)) s"
+} >"$results/env.txt"
+
+echo "== summary (informer ÷ client-go; below 1 is better)"
+if $quick; then
+  go run ./cmd/report -results "$results" -out "$results/BENCHMARKS.md"
+else
+  go run ./cmd/report -results "$results" -out ../BENCHMARKS.md
+  echo "wrote BENCHMARKS.md"
+fi
+echo "took $((elapsed / 60)) min $((elapsed % 60)) s (benchmarks), $(($(date +%s) - start)) s in all"
