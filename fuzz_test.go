@@ -321,14 +321,28 @@ func FuzzIndexer(f *testing.F) {
 	f.Add([]byte{3, 5, 0, 5, 0, 0x15, 4, 5, 2, 0x33, 3, 7, 1, 5})
 	f.Add([]byte{2, 0x0f, 3, 0, 3, 1, 3, 2, 3, 3, 3, 4, 3, 5, 3, 6, 3, 7, 0, 0x20})
 	f.Add([]byte{0, 1, 5, 0, 0, 2, 5, 7, 1, 1, 5, 2, 2, 0x3f, 5, 0})
+	f.Add([]byte{0xc0, 1, 0, 2, 3, 2, 0, 1, 1, 2, 5, 0, 0, 3})
+	f.Add([]byte{0x80, 3, 6, 0, 11, 0, 22, 3, 6, 2, 0x0f, 4, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const keySpace = 6
 		initial := map[string]informer.IndexFunc[*cm]{}
-		for _, x := range fuzzIndexFuncs[1:3] {
-			initial[x.name] = x.fn
+		// The first byte picks the starting indexes: user index functions
+		// or none, and the namespace index kept from keys or not.
+		var mode byte
+		if len(ops) > 0 {
+			mode = ops[0]
 		}
-		ix := informer.NewIndexer(informer.IndexerOptions[*cm]{Indexers: maps.Clone(initial)})
+		if mode&0x40 == 0 {
+			for _, x := range fuzzIndexFuncs[1:3] {
+				initial[x.name] = x.fn
+			}
+		}
+		withNS := mode&0x80 != 0
+		ix := informer.NewIndexer(informer.IndexerOptions[*cm]{Indexers: maps.Clone(initial), NamespaceIndex: withNS})
 		installed := initial
+		if withNS {
+			installed[informer.NamespaceIndex] = informer.IndexByNamespace[*cm]()
+		}
 		model := map[string]*cm{}
 		version := 0
 		obj := func(k int, v byte) *cm {

@@ -186,29 +186,50 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
+// userFuncs reports whether some index of s calls an IndexFunc (user code);
+// otherwise every index is kept from keys.
+func (s *indexSet[T]) userFuncs() bool {
+	for _, k := range s.fromKey {
+		if !k {
+			return true
+		}
+	}
+	return false
+}
+
+// addOne indexes e under v in m.
+func addOne[T Object](m map[string]bucket[T], v string, e *entry[T]) {
+	b := m[v]
+	if b == nil {
+		b = bucket[T]{}
+		m[v] = b
+	}
+	b[e] = struct{}{}
+}
+
 // addTo indexes e under vals in m.
 func addTo[T Object](m map[string]bucket[T], vals []string, e *entry[T]) {
 	for _, v := range vals {
-		b := m[v]
-		if b == nil {
-			b = bucket[T]{}
-			m[v] = b
-		}
-		b[e] = struct{}{}
+		addOne(m, v, e)
 	}
 }
 
 // removeFrom removes e from the buckets of vals in m, dropping empty buckets.
 func removeFrom[T Object](m map[string]bucket[T], vals []string, e *entry[T]) {
 	for _, v := range vals {
-		b := m[v]
-		if b == nil {
-			continue
-		}
-		delete(b, e)
-		if len(b) == 0 {
-			delete(m, v)
-		}
+		removeOne(m, v, e)
+	}
+}
+
+// removeOne removes e from the bucket of v in m, dropping it if empty.
+func removeOne[T Object](m map[string]bucket[T], v string, e *entry[T]) {
+	b := m[v]
+	if b == nil {
+		return
+	}
+	delete(b, e)
+	if len(b) == 0 {
+		delete(m, v)
 	}
 }
 

@@ -146,7 +146,9 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 	var sc *[2]indexValues
 	for {
 		s := ix.set.Load()
-		if len(s.funcs) == 0 {
+		if !s.userFuncs() {
+			// No index calls user code (at most the namespace index kept
+			// from keys): one locked step.
 			ix.mu.Lock()
 			if ix.set.Load() != s {
 				ix.mu.Unlock()
@@ -158,8 +160,17 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				old, existed = e.obj, true
 				e.seq = ix.seq
 				ix.setLocked(e, obj)
+				for i, m := range s.maps {
+					if !s.ready[i] { // being filled by AddIndex: may lack e
+						addOne(m, keyNamespace(key), e)
+					}
+				}
 			} else {
-				ix.insertLocked(&entry[T]{key: key, obj: obj, seq: ix.seq})
+				e = &entry[T]{key: key, obj: obj, seq: ix.seq}
+				ix.insertLocked(e)
+				for _, m := range s.maps {
+					addOne(m, keyNamespace(key), e)
+				}
 			}
 			ix.mu.Unlock()
 			break
@@ -236,6 +247,16 @@ func (ix *Indexer[T]) insertLocked(e *entry[T]) {
 	ix.slots.add(e)
 }
 
+// deleteLocked removes a stored entry from the map and the slots.
+func (ix *Indexer[T]) deleteLocked(e *entry[T]) {
+	delete(ix.items, e.key)
+	ix.seq++
+	ix.slots.remove(e)
+	if ix.slots.sparse() && ix.iters.Load() == 0 {
+		ix.slots.compact()
+	}
+}
+
 // setLocked gives a stored entry a new object, everywhere it is kept.
 func (ix *Indexer[T]) setLocked(e *entry[T], obj T) {
 	e.obj = obj
@@ -256,6 +277,25 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	}()
 	for {
 		s := ix.set.Load()
+		if !s.userFuncs() {
+			// No index calls user code: one locked step.
+			ix.mu.Lock()
+			if ix.set.Load() != s {
+				ix.mu.Unlock()
+				continue
+			}
+			e := ix.items[key].e
+			if e == nil {
+				ix.mu.Unlock()
+				return old, false, nil
+			}
+			ix.deleteLocked(e)
+			for _, m := range s.maps {
+				removeOne(m, keyNamespace(key), e)
+			}
+			ix.mu.Unlock()
+			return e.obj, true, nil
+		}
 		ix.mu.RLock()
 		e := ix.items[key].e
 		var prev T
@@ -279,12 +319,7 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			ix.mu.Unlock()
 			continue
 		}
-		delete(ix.items, key)
-		ix.seq++
-		ix.slots.remove(e)
-		if ix.slots.sparse() && ix.iters.Load() == 0 {
-			ix.slots.compact()
-		}
+		ix.deleteLocked(e)
 		for i, m := range s.maps {
 			if valsErr != nil {
 				// The index function failed on the stored object (it is not
