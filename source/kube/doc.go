@@ -1,6 +1,7 @@
-// Package kube configures clients of a Kubernetes API server without
+// Package kube connects informers to a Kubernetes API server without
 // client-go: it finds the server and the credentials the way kubectl and
-// in-cluster programs do, and builds an *http.Client that talks to it.
+// in-cluster programs do, builds an *http.Client that talks to it, and
+// lists and watches resources through Source, an informer.Source.
 //
 // # Where a Config comes from
 //
@@ -28,6 +29,34 @@
 // Credentials never reach a log: Config's String, Format and LogValue
 // name the kind of credential but never print a token, password, key or
 // certificate, and errors never quote them or a plugin's output.
+//
+// # Listing and watching
+//
+// Source[T] is an informer.Source over the server's REST API with JSON:
+// New[*corev1.Pod](cfg, Resource{Version: "v1", Resource: "pods"}, Options{})
+// lists in pages and watches one resource, optionally in one namespace and
+// through label and field selectors, and decodes straight into T as the
+// bytes arrive (a list item by item, a watch event by event), never
+// through map[string]any and never holding a whole response. T is any
+// pointer type that JSON-decodes from the resource's objects: generated API
+// types, a struct of your own, *unstructured.Unstructured, or
+// *metav1.PartialObjectMetadata for metadata only. Give it to
+// informer.New for a cache kept current.
+//
+// The Source paces its requests (a token bucket, and the server's
+// Retry-After), bounds each object's size (Options.MaxObjectBytes) and
+// each List's duration (Options.ListTimeout), asks for gzip, and follows
+// redirects only to the server's own host. It speaks JSON only; protobuf
+// is not supported yet.
+//
+// Answers that are not what the API sends are typed errors, never panics
+// or invented objects: *APIError for HTTP errors and watch ERROR events
+// (errors.Is ErrNotFound, ErrForbidden, ErrUnauthorized,
+// ErrTooManyRequests, informer.ErrExpired), *ContentTypeError for a body
+// that is not JSON (an HTML login page), *DecodeError for invalid,
+// truncated or oversized JSON (ErrMalformed, ErrObjectTooLarge), and an
+// error matching informer.ErrWatchListUnsupported when the server cannot
+// do a streaming list.
 //
 // # Errors
 //

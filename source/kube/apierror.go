@@ -1,0 +1,266 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Sentinel errors of a Source's List and Watch. Match them with errors.Is;
+// the errors themselves are *APIError, *ContentTypeError or *DecodeError
+// values with the details.
+var (
+	// ErrNotFound matches an *APIError for HTTP 404 or reason NotFound: the
+	// resource, its group or version, or the namespace does not exist.
+	ErrNotFound = errors.New("kube: not found")
+	// ErrForbidden matches an *APIError for HTTP 403 or reason Forbidden:
+	// the credentials are valid but not allowed to list or watch.
+	ErrForbidden = errors.New("kube: forbidden")
+	// ErrUnauthorized matches an *APIError for HTTP 401 or reason
+	// Unauthorized: the server did not accept the credentials.
+	ErrUnauthorized = errors.New("kube: unauthorized")
+	// ErrTooManyRequests matches an *APIError for HTTP 429 or reason
+	// TooManyRequests: the server is throttling this client.
+	ErrTooManyRequests = errors.New("kube: too many requests")
+	// ErrNotJSON matches a *ContentTypeError: a successful response whose
+	// Content-Type is not JSON, like an HTML page from a proxy.
+	ErrNotJSON = errors.New("kube: response is not JSON")
+	// ErrMalformed matches a *DecodeError about a response that is not
+	// what the API sends: invalid or truncated JSON, garbage between watch
+	// events, a list whose items are not an array, an object that does not
+	// fit the Go type.
+	ErrMalformed = errors.New("kube: malformed response")
+	// ErrObjectTooLarge matches a *DecodeError about an object (a list item
+	// or a watch event) larger than Options.MaxObjectBytes, or a list
+	// response larger than Options.MaxResponseBytes. Reading stopped at the
+	// limit.
+	ErrObjectTooLarge = errors.New("kube: object too large")
+	// ErrRedirect reports a redirect that was not followed: one to another
+	// host (it would receive the credentials), or one too many.
+	ErrRedirect = errors.New("kube: redirect not followed")
+)
+
+// APIError is an error answered by the server: an HTTP status other than
+// 200 OK, or the ERROR event of a watch. When the body is a
+// Kubernetes Status, Status holds it and Reason and Message come from it;
+// otherwise Message is the start of the body.
+//
+// errors.Is matches ErrNotFound, ErrForbidden, ErrUnauthorized,
+// ErrTooManyRequests by code or reason, and informer.ErrExpired for 410
+// Gone and the reasons Expired and Gone (a resourceVersion or continue
+// token too old to serve: the reflector lists again).
+type APIError struct {
+	// Op is what was being done: "list" or "watch".
+	Op string
+	// Path is the request's path and query (no credentials are ever in
+	// it).
+	Path string
+	// Code is the HTTP status code, or the Status's code for a watch's
+	// ERROR event.
+	Code int
+	// Reason is the Status's machine-readable reason, like "Forbidden" or
+	// "Expired"; empty when the body was not a Status.
+	Reason metav1.StatusReason
+	// Message is the Status's message, or the start of a body that was not
+	// a Status.
+	Message string
+	// Status is the decoded Status, or the zero value.
+	Status metav1.Status
+	// RetryAfter is how long the server asked the client to wait before
+	// trying again (the Retry-After header, or the Status's
+	// retryAfterSeconds), or 0. The Source waits it out, up to a minute,
+	// before its next request; see Options.RateLimiter.
+	RetryAfter time.Duration
+}
+
+// Error describes the error: operation, path, status, reason and message.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("kube: ")
+	b.WriteString(e.Op)
+	if e.Path != "" {
+		b.WriteByte(' ')
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	if e.Code != 0 {
+		b.WriteString(strconv.Itoa(e.Code))
+		if t := http.StatusText(e.Code); t != "" {
+			b.WriteByte(' ')
+			b.WriteString(t)
+		}
+	} else {
+		b.WriteString("error")
+	}
+	if e.Reason != "" && string(e.Reason) != strings.ReplaceAll(http.StatusText(e.Code), " ", "") {
+		fmt.Fprintf(&b, " (%s)", e.Reason)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// Is reports whether the error matches target: ErrNotFound, ErrForbidden,
+// ErrUnauthorized, ErrTooManyRequests or informer.ErrExpired.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.Code == http.StatusNotFound || e.Reason == metav1.StatusReasonNotFound
+	case ErrForbidden:
+		return e.Code == http.StatusForbidden || e.Reason == metav1.StatusReasonForbidden
+	case ErrUnauthorized:
+		return e.Code == http.StatusUnauthorized || e.Reason == metav1.StatusReasonUnauthorized
+	case ErrTooManyRequests:
+		return e.Code == http.StatusTooManyRequests || e.Reason == metav1.StatusReasonTooManyRequests
+	case informer.ErrExpired:
+		return e.Code == http.StatusGone || e.Reason == metav1.StatusReasonExpired || e.Reason == metav1.StatusReasonGone
+	}
+	return false
+}
+
+// ContentTypeError reports a successful response whose body is not JSON:
+// typically an HTML page from a proxy or a login portal in front of the
+// server. It matches ErrNotJSON.
+type ContentTypeError struct {
+	// Op is "list" or "watch".
+	Op string
+	// Path is the request's path and query.
+	Path string
+	// Code is the HTTP status code.
+	Code int
+	// ContentType is the Content-Type header as received ("" when absent).
+	ContentType string
+	// Snippet is the start of the body, for a person to recognise.
+	Snippet string
+}
+
+// Error describes the response: status, Content-Type and the start of the
+// body.
+func (e *ContentTypeError) Error() string {
+	ct := e.ContentType
+	if ct == "" {
+		ct = "none"
+	}
+	return fmt.Sprintf("kube: %s %s: server answered %d with Content-Type %s, not JSON; body starts %q", e.Op, e.Path, e.Code, ct, e.Snippet)
+}
+
+// Is makes errors.Is(err, ErrNotJSON) true.
+func (e *ContentTypeError) Is(target error) bool { return target == ErrNotJSON }
+
+// DecodeError reports a response body that could not be decoded: invalid
+// or truncated JSON, garbage between watch events, a list whose items are
+// not an array, an object that does not fit the Go type, an unknown watch
+// event type, an object over the size limit. Err says what; errors.Is
+// matches ErrObjectTooLarge for the size limits and ErrMalformed for
+// everything else, and Err's own chain (io.ErrUnexpectedEOF for a
+// truncated body, informer.ErrUnknownEventType, *json.SyntaxError, ...).
+type DecodeError struct {
+	// Op is "list" or "watch".
+	Op string
+	// Resource names the resource, like "pods/v1".
+	Resource string
+	// Offset is the position in the (decompressed) body where the problem
+	// was found.
+	Offset int64
+	// Item is the index of the list item concerned, or -1.
+	Item int
+	// Recoverable is true when only this one watch event was unusable (its
+	// type is unknown, its object does not fit the Go type) and the stream
+	// can be read on: a later Next returns the next event. When false, the
+	// stream is over.
+	Recoverable bool
+	// Err is the underlying problem.
+	Err error
+}
+
+// Error describes the problem and where in the body it was found.
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kube: %s %s: ", e.Op, e.Resource)
+	if e.Item >= 0 {
+		fmt.Fprintf(&b, "item %d: ", e.Item)
+	}
+	fmt.Fprintf(&b, "at byte %d: %v", e.Offset, e.Err)
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMalformed) true unless the problem is a size
+// limit (ErrObjectTooLarge, matched through Err).
+func (e *DecodeError) Is(target error) bool {
+	return target == ErrMalformed && !errors.Is(e.Err, ErrObjectTooLarge)
+}
+
+// statusError turns a Status into an *APIError.
+func statusError(op, path string, code int, st *metav1.Status) *APIError {
+	e := &APIError{Op: op, Path: path, Code: code}
+	if st != nil {
+		e.Status = *st
+		e.Reason = st.Reason
+		e.Message = st.Message
+		if e.Code == 0 {
+			e.Code = int(st.Code)
+		}
+		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+			e.RetryAfter = time.Duration(st.Details.RetryAfterSeconds) * time.Second
+		}
+	}
+	return e
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(h); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(min(n, 24*3600)) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return min(t.Sub(now), 24*time.Hour)
+	}
+	return 0
+}
+
+// watchListRefused reports whether an error answering a streaming list
+// (sendInitialEvents) says that the server cannot do it: the WatchList
+// feature is off, or the storage lacks what it needs.
+func watchListRefused(e *APIError) bool {
+	switch e.Code {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusForbidden,
+		http.StatusInternalServerError, http.StatusNotImplemented, 0:
+	default:
+		return false
+	}
+	if d := e.Status.Details; d != nil {
+		for _, c := range d.Causes {
+			if c.Field == "sendInitialEvents" {
+				return true
+			}
+		}
+	}
+	m := strings.ToLower(e.Message)
+	for _, s := range []string{"sendinitialevents", "watchlist", "requestwatchprogress", "watch stream was requested"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,216 @@
+package kube
+
+import (
+	"compress/flate"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/informer-go/informer"
+)
+
+// limitReader counts what a json.Decoder reads and refuses to read past a
+// limit that the decoders move along: to the start of each list item or
+// watch event plus the most one may take. So an object larger than the
+// limit fails once that many bytes have been read, instead of being
+// buffered whole.
+type limitReader struct {
+	r     io.Reader
+	n     int64 // bytes read so far
+	limit int64 // no byte at or past this offset may be read
+	// total, when positive, caps n for the whole body (MaxResponseBytes).
+	total int64
+	// ioErr is the error of the body's reader, other than io.EOF: the
+	// connection failed, or the context ended.
+	ioErr error
+}
+
+// errLimit is what limitReader returns to the json.Decoder; the decoders
+// replace it by a *sizeError.
+var errLimit = errors.New("kube: read limit")
+
+// setBudget lets the reader go up to budget bytes past offset (where the
+// decoder stands), or to the total limit, whichever comes first.
+func (l *limitReader) setBudget(offset, budget int64) {
+	l.limit = offset + budget
+	if l.total > 0 && l.limit > l.total {
+		l.limit = l.total
+	}
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n >= l.limit {
+		return 0, errLimit
+	}
+	if rem := l.limit - l.n; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	var ge *gzipError
+	if err != nil && err != io.EOF && l.ioErr == nil && !errors.As(err, &ge) {
+		l.ioErr = err
+	}
+	return n, err
+}
+
+// sizeError reports a refused read: it matches ErrObjectTooLarge.
+type sizeError struct {
+	what   string // "the item", "the response"
+	limit  int64
+	option string // the Options field that sets the limit
+}
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("%s is larger than the limit of %d bytes (Options.%s)", e.what, e.limit, e.option)
+}
+
+// Is makes errors.Is(err, ErrObjectTooLarge) true.
+func (e *sizeError) Is(target error) bool { return target == ErrObjectTooLarge }
+
+// readError turns an error of the json.Decoder into what a decoder
+// reports: a *sizeError for a refused read (what names the value being
+// read, budget the limit on it), io.ErrUnexpectedEOF explained, or err.
+func (l *limitReader) readError(err error, what string, budget int64) error {
+	switch {
+	case errors.Is(err, errLimit):
+		if l.total > 0 && l.n >= l.total {
+			return &sizeError{what: "the response", limit: l.total, option: "MaxResponseBytes"}
+		}
+		return &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("the body ended in the middle of a value (truncated): %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// broken reports whether err, returned by a json.Decoder reading from l,
+// leaves the decoder unable to go on: invalid or truncated JSON, a failed
+// or refused read. The other errors (a valid value that does not fit its
+// Go type, an UnmarshalJSON method's complaint) are about one complete
+// value, after which the decoder stands at the next one.
+func (l *limitReader) broken(err error) bool {
+	var syn *json.SyntaxError
+	var ge *gzipError
+	return l.ioErr != nil || errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) || errors.Is(err, errLimit) || errors.As(err, &ge)
+}
+
+// isJSONContentType reports whether a Content-Type is JSON:
+// application/json or application/*+json, with any parameters.
+func isJSONContentType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// maxSnippet is how much of an unexpected body an error quotes.
+const maxSnippet = 256
+
+// snippet returns the start of b as readable text: at most maxSnippet
+// bytes, cut at a UTF-8 boundary, with runs of white space folded.
+func snippet(b []byte) string {
+	if len(b) > maxSnippet {
+		b = b[:maxSnippet]
+		// Drop a rune cut in two (the quoting escapes other invalid bytes).
+		for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.Valid(b); i++ {
+			b = b[:len(b)-1]
+		}
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+// readSnippet reads the start of r for an error message.
+func readSnippet(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, maxSnippet))
+	return snippet(b)
+}
+
+// decodedBody is a response body, gunzipped when it came compressed.
+type decodedBody struct {
+	io.Reader
+	raw io.ReadCloser
+}
+
+// Close closes the response body.
+func (b *decodedBody) Close() error { return b.raw.Close() }
+
+// openBody returns the body to decode, gunzipping it when its
+// Content-Encoding says gzip.
+func openBody(body io.ReadCloser, encoding string) (*decodedBody, error) {
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "", "identity":
+		return &decodedBody{Reader: body, raw: body}, nil
+	case "gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, fmt.Errorf("invalid gzip body: %w", err)
+		}
+		return &decodedBody{Reader: gzipReader{zr}, raw: body}, nil
+	default:
+		return nil, fmt.Errorf("unsupported Content-Encoding %q", encoding)
+	}
+}
+
+// gzipReader marks the errors of invalid gzip data as *gzipError, so that
+// they are reported as a malformed body rather than a failed connection.
+type gzipReader struct{ zr *gzip.Reader }
+
+func (g gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	var ce flate.CorruptInputError
+	if err != nil && (errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &ce)) {
+		err = &gzipError{err}
+	}
+	return n, err
+}
+
+// gzipError is invalid gzip data in a response body.
+type gzipError struct{ err error }
+
+func (e *gzipError) Error() string { return "invalid gzip body: " + e.err.Error() }
+func (e *gzipError) Unwrap() error { return e.err }
+
+// objectFactory returns a function that makes a new, empty T to decode
+// into. T must be a pointer type (*corev1.Pod, *MyCRD,
+// *unstructured.Unstructured); reflection is used once, here, to learn
+// what it points to.
+func objectFactory[T informer.Object]() (func() T, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer {
+		return nil, fmt.Errorf("%w: the object type %s is not a pointer type; use a pointer to a struct, like *%s", ErrInvalidConfig, t, t)
+	}
+	elem := t.Elem()
+	return func() T { return reflect.New(elem).Interface().(T) }, nil
+}
+
+// describeToken names a JSON token for an error message.
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '{':
+			return "an object"
+		case '[':
+			return "an array"
+		}
+		return fmt.Sprintf("%q", string(v))
+	case string:
+		return fmt.Sprintf("the string %q", snippet([]byte(v)))
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprintf("the boolean %v", v)
+	case float64, json.Number:
+		return fmt.Sprintf("the number %v", v)
+	}
+	return fmt.Sprintf("%v", tok)
+}

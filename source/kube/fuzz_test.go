@@ -1,0 +1,195 @@
+package kube
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// fuzzMaxObject is the object limit of the fuzz targets: small, so that
+// the limit is met.
+const fuzzMaxObject = 2048
+
+// watchSeeds are watch stream bodies for the fuzz corpus.
+func watchSeeds() []string {
+	return []string{
+		"",
+		eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")) + eventJSON("MODIFIED", widgetJSON("a", "w1", "12", "blue")),
+		eventJSON("DELETED", widgetJSON("a", "w1", "13", "blue")),
+		eventJSON("BOOKMARK", bookmarkJSON("14", false)) + eventJSON("BOOKMARK", bookmarkJSON("15", true)),
+		`{"object":` + widgetJSON("a", "w2", "1", "x") + `,"type":"ADDED"}`,
+		eventJSON("ERROR", statusJSON(410, "Expired", "too old resource version: 1 (2)")),
+		eventJSON("ERROR", `"boom"`),
+		eventJSON("ERROR", statusJSON(500, "InternalError", "RequestWatchProgress is disabled")),
+		eventJSON("RENAMED", `{}`) + eventJSON("ADDED", `{"metadata":{"name":"x"}}`),
+		`{"type":"ADDED","object":{"metadata":{"name":"` + strings.Repeat("x", 3000) + `"}}}`,
+		`{"type":{"a":1},"object":{}}`,
+		`{"type":7}{"object":null}`,
+		`garbage`,
+		`{"type":"ADDED","object":{"metadata":{"name":["x"]}}}` + "\n" + `{"type":"ADDED","object":{"metadata":{"labels":{"a":"b"},"creationTimestamp":"2024-01-01T00:00:00Z"}}}`,
+		`{"type":"MODIFIED","object":{"metadata":{"creationTimestamp":"not a time"}}}`,
+		`[{"type":"ADDED"}]`,
+		`{"type":"ADDED","object":{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"a"}}`,
+	}
+}
+
+// FuzzWatchDecoder feeds arbitrary bytes to the watch decoder as a
+// response body, decoding into three kinds of object types. It must never
+// panic; every event it returns must have a valid type, with an object for
+// the object events and none for the others; every error must be typed;
+// and an error that ends the stream must come back on the next call.
+func FuzzWatchDecoder(f *testing.F) {
+	for _, s := range watchSeeds() {
+		for kind := range uint8(3) {
+			f.Add([]byte(s), kind, false)
+		}
+	}
+	f.Add([]byte(eventJSON("ERROR", statusJSON(500, "InternalError", "RequestWatchProgress is disabled"))), uint8(0), true)
+	f.Fuzz(func(t *testing.T, body []byte, kind uint8, initial bool) {
+		switch kind % 3 {
+		case 0:
+			fuzzWatch[*widget](t, body, initial)
+		case 1:
+			fuzzWatch[*metav1.PartialObjectMetadata](t, body, initial)
+		default:
+			fuzzWatch[*unstructured.Unstructured](t, body, initial)
+		}
+	})
+}
+
+func fuzzWatch[T informer.Object](t *testing.T, body []byte, initial bool) {
+	newObj, err := objectFactory[T]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newWatchDecoder(bytes.NewReader(body), newObj, fuzzMaxObject, "fuzz", "/fuzz", initial)
+	for i := 0; ; i++ {
+		if i > len(body)+1 {
+			t.Fatalf("more events (%d) than bytes (%d)", i, len(body))
+		}
+		ev, err := d.next()
+		if err == nil {
+			checkEvent(t, ev)
+			continue
+		}
+		if ev.Type != 0 || !isNil(ev.Object) {
+			t.Fatalf("an event came with the error %v: %+v", err, ev)
+		}
+		var de *DecodeError
+		var ae *APIError
+		switch {
+		case err == io.EOF:
+		case errors.As(err, &de):
+			if de.Recoverable {
+				continue
+			}
+		case errors.As(err, &ae):
+			if errors.Is(err, informer.ErrWatchListUnsupported) && !initial {
+				t.Fatalf("watch list refused on a plain watch: %v", err)
+			}
+		default:
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+		if _, err2 := d.next(); err2 != err {
+			t.Fatalf("after %v, next returned %v", err, err2)
+		}
+		return
+	}
+}
+
+// checkEvent checks the shape of an event without an error.
+func checkEvent[T informer.Object](t *testing.T, ev informer.Event[T]) {
+	t.Helper()
+	switch ev.Type {
+	case informer.EventAdded, informer.EventModified, informer.EventDeleted:
+		if isNil(ev.Object) {
+			t.Fatalf("%v event without an object", ev.Type)
+		}
+		if ev.ResourceVersion != ev.Object.GetResourceVersion() {
+			t.Fatalf("%v event at %q, its object at %q", ev.Type, ev.ResourceVersion, ev.Object.GetResourceVersion())
+		}
+	case informer.EventBookmark, informer.EventInitialEventsEnd:
+		if !isNil(ev.Object) {
+			t.Fatalf("%v event with an object", ev.Type)
+		}
+	default:
+		t.Fatalf("invalid event type %v", ev.Type)
+	}
+}
+
+// isNil reports a nil T.
+func isNil[T any](v T) bool {
+	return any(v) == nil || any(v) == any((T)(*new(T)))
+}
+
+// listSeeds are list bodies for the fuzz corpus.
+func listSeeds() []string {
+	return []string{
+		"",
+		listJSON("10", "c", widgetJSON("a", "b", "1", "red"), widgetJSON("a", "c", "2", "blue")),
+		`{"items":null}`,
+		`{"items":{"a":1}}`,
+		`{"items":[1,2]}`,
+		`{"metadata":5,"items":[]}`,
+		`{"items":[],"items":[]}`,
+		`{"items":[{"metadata":{"name":"` + strings.Repeat("y", 3000) + `"}}]}`,
+		`{"kind":"List","items":[{}]} trailing`,
+		`{"items":[{"metadata":{"name":"a"}}`,
+		`[]`,
+		`{"metadata":{"resourceVersion":"1","continue":"x","remainingItemCount":3},"items":[{"kind":"X","apiVersion":"v1","metadata":{"name":"a","namespace":"b","labels":{"x":"y"}}}]}`,
+	}
+}
+
+// FuzzListDecoder feeds arbitrary bytes to the list decoder. It must
+// never panic, never return items with an error, never return a nil item,
+// and return only *DecodeError errors.
+func FuzzListDecoder(f *testing.F) {
+	for _, s := range listSeeds() {
+		for kind := range uint8(3) {
+			f.Add([]byte(s), kind)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte, kind uint8) {
+		switch kind % 3 {
+		case 0:
+			fuzzList[*widget](t, body)
+		case 1:
+			fuzzList[*metav1.PartialObjectMetadata](t, body)
+		default:
+			fuzzList[*unstructured.Unstructured](t, body)
+		}
+	})
+}
+
+func fuzzList[T informer.Object](t *testing.T, body []byte) {
+	newObj, err := objectFactory[T]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := listDecoder[T]{newObj: newObj, maxObject: fuzzMaxObject, res: "fuzz"}
+	page, err := d.decode(bytes.NewReader(body), 10)
+	if err != nil {
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+		if page.Items != nil || page.ResourceVersion != "" || page.Continue != "" {
+			t.Fatalf("a page came with the error %v: %+v", err, page)
+		}
+		return
+	}
+	for i, obj := range page.Items {
+		if isNil(obj) {
+			t.Fatalf("item %d is nil", i)
+		}
+	}
+	if len(page.Items) > len(body) {
+		t.Fatalf("%d items from %d bytes", len(page.Items), len(body))
+	}
+}

@@ -1,0 +1,225 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/informer-go/informer"
+)
+
+// List returns one page of the collection: GET with limit, continue,
+// resourceVersion, resourceVersionMatch and the Source's selectors.
+//
+// opts.ResourceVersion and opts.ResourceVersionMatch are sent as given
+// ("" leaves them out), except with a Continue token, which carries the
+// list's version itself and with which the server forbids them. A zero
+// opts.Limit means Options.PageSize.
+//
+// The body is decoded as it arrives: each item straight into a new T,
+// never the whole response at once. An expired continue token or
+// resourceVersion is an *APIError matching informer.ErrExpired.
+func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (informer.Page[T], error) {
+	if d := s.opts.ListTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d,
+			fmt.Errorf("%w: the list took longer than Options.ListTimeout (%s)", context.DeadlineExceeded, d))
+		defer cancel()
+	}
+	q := s.query()
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = max(s.opts.PageSize, 0)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.FormatInt(limit, 10))
+	}
+	if opts.Continue != "" {
+		q.Set("continue", opts.Continue)
+	} else {
+		if opts.ResourceVersion != "" {
+			q.Set("resourceVersion", opts.ResourceVersion)
+		}
+		if opts.ResourceVersionMatch != "" {
+			q.Set("resourceVersionMatch", opts.ResourceVersionMatch)
+		}
+	}
+	accept := acceptJSON
+	if s.metadataOnly {
+		accept = acceptMetadataList
+	}
+	body, err := s.get(ctx, "list", q, accept)
+	if err != nil {
+		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
+	}
+	defer body.Close()
+	d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
+	page, err := d.decode(body, int(min(limit, 4096)))
+	if err != nil {
+		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
+	}
+	return page, nil
+}
+
+// ctxError replaces err by the context's cause when the context has
+// ended: the error is then the cancellation, not what it did to the
+// connection.
+func (s *Source[T]) ctxError(ctx context.Context, op string, err error) error {
+	var ae *APIError
+	if cerr := contextError(ctx); cerr != nil && !errors.As(err, &ae) {
+		return fmt.Errorf("kube: %s %s: %w", op, s.name, cerr)
+	}
+	return err
+}
+
+// contextError returns nil while ctx is live, and then an error that
+// matches both ctx.Err() and its cause.
+func contextError(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
+		return fmt.Errorf("%w: %w", err, cause)
+	} else if cause != nil {
+		return cause
+	}
+	return err
+}
+
+// listMeta is the part of a list's metadata that a page carries on.
+type listMeta struct {
+	ResourceVersion string `json:"resourceVersion"`
+	Continue        string `json:"continue"`
+}
+
+// listDecoder decodes a list response, {"kind":...,"metadata":{...},
+// "items":[...]}, with the token API of one json.Decoder: the items one by
+// one into new Ts, the metadata into listMeta, everything else skipped.
+type listDecoder[T informer.Object] struct {
+	newObj    func() T
+	maxObject int64
+	maxTotal  int64
+	res       string
+}
+
+// decode reads a whole list response from r; hint is the expected number
+// of items. On an error, the page is empty: a list is all or nothing.
+func (d *listDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], error) {
+	page, err := d.decodePage(r, hint)
+	if err != nil {
+		return informer.Page[T]{}, err
+	}
+	return page, nil
+}
+
+func (d *listDecoder[T]) decodePage(r io.Reader, hint int) (informer.Page[T], error) {
+	var page informer.Page[T]
+	lr := &limitReader{r: r, total: d.maxTotal}
+	dec := json.NewDecoder(lr)
+	item := -1
+	fail := func(err error) error {
+		if lr.ioErr != nil {
+			return fmt.Errorf("kube: list %s: reading the response: %w", d.res, lr.ioErr)
+		}
+		return &DecodeError{Op: "list", Resource: d.res, Offset: dec.InputOffset(), Item: item, Err: err}
+	}
+	// token reads the next token within the budget.
+	token := func(what string) (json.Token, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail(lr.readError(err, what, d.maxObject))
+		}
+		return tok, nil
+	}
+
+	lr.setBudget(0, d.maxObject)
+	tok, err := dec.Token()
+	if err == io.EOF && lr.ioErr == nil {
+		return page, fail(fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF))
+	}
+	if err != nil {
+		return page, fail(lr.readError(err, "the list", d.maxObject))
+	}
+	if tok != json.Delim('{') {
+		return page, fail(fmt.Errorf("the response is %s, not a JSON list object", describeToken(tok)))
+	}
+	sawItems := false
+	for {
+		lr.setBudget(dec.InputOffset(), d.maxObject)
+		if !dec.More() {
+			break
+		}
+		tok, err := token("a field name")
+		if err != nil {
+			return page, err
+		}
+		switch key, _ := tok.(string); key {
+		case "metadata":
+			var m listMeta
+			if err := dec.Decode(&m); err != nil {
+				return page, fail(fmt.Errorf("the list's metadata: %w", lr.readError(err, "the list's metadata", d.maxObject)))
+			}
+			page.ResourceVersion, page.Continue = m.ResourceVersion, m.Continue
+		case "items":
+			if sawItems {
+				return page, fail(errors.New(`"items" appears twice`))
+			}
+			sawItems = true
+			tok, err := token("items")
+			if err != nil {
+				return page, err
+			}
+			if tok == nil {
+				continue // null: no items
+			}
+			if tok != json.Delim('[') {
+				return page, fail(fmt.Errorf(`"items" is %s, not an array`, describeToken(tok)))
+			}
+			page.Items = make([]T, 0, max(hint, 0))
+			for item = 0; ; item++ {
+				lr.setBudget(dec.InputOffset(), d.maxObject)
+				if !dec.More() {
+					break
+				}
+				obj := d.newObj()
+				if err := dec.Decode(obj); err != nil {
+					return page, fail(lr.readError(err, "the item", d.maxObject))
+				}
+				page.Items = append(page.Items, obj)
+			}
+			item = -1
+			if tok, err := token("items"); err != nil {
+				return page, err
+			} else if tok != json.Delim(']') {
+				return page, fail(fmt.Errorf("expected the end of items, found %s", describeToken(tok)))
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return page, fail(lr.readError(err, fmt.Sprintf("the field %q", key), d.maxObject))
+			}
+		}
+	}
+	if tok, err := token("the list"); err != nil {
+		return page, err
+	} else if tok != json.Delim('}') {
+		return page, fail(fmt.Errorf("expected the end of the list, found %s", describeToken(tok)))
+	}
+	if !sawItems {
+		return page, fail(errors.New(`the response has no "items": not a list`))
+	}
+	// Nothing may follow the list; reading to the end also lets the
+	// connection be reused.
+	lr.setBudget(dec.InputOffset(), d.maxObject)
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return page, fail(lr.readError(err, "data after the list", d.maxObject))
+		}
+		return page, fail(fmt.Errorf("data after the list: %s", describeToken(tok)))
+	}
+	return page, nil
+}

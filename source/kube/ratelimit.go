@@ -1,0 +1,98 @@
+package kube
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// maxRetryAfterHold is the longest a RateLimiter holds requests back for a
+// server's Retry-After.
+const maxRetryAfterHold = time.Minute
+
+// RateLimiter paces the requests of one or more Sources on the client
+// side: a token bucket that holds Burst tokens and refills at QPS tokens a
+// second, each request taking one. It also holds every request back while
+// a server's Retry-After (from a 429 or 5xx answer to any of them) has not
+// passed, up to a minute.
+//
+// Share one RateLimiter between the Sources of one server (through
+// Options.RateLimiter) to bound their requests together. It is safe for
+// concurrent use.
+type RateLimiter struct {
+	mu        sync.Mutex
+	rate      float64 // tokens per second; 0: unlimited
+	burst     float64
+	tokens    float64
+	last      time.Time
+	notBefore time.Time
+}
+
+// NewRateLimiter returns a RateLimiter allowing qps requests a second on
+// average and burst at once. A qps of zero or less means no limit (only
+// Retry-After holds requests back); a burst below 1 means 1.
+func NewRateLimiter(qps float64, burst int) *RateLimiter {
+	if qps <= 0 || math.IsInf(qps, 1) || math.IsNaN(qps) {
+		qps = 0
+	}
+	b := float64(max(burst, 1))
+	return &RateLimiter{rate: qps, burst: b, tokens: b}
+}
+
+// Wait blocks until a request may be sent, or until ctx ends, when it
+// returns an error wrapping ctx.Err() and its cause, and gives the token
+// back.
+func (l *RateLimiter) Wait(ctx context.Context) error {
+	if err := contextError(ctx); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	now := time.Now()
+	var wait time.Duration
+	took := false
+	if l.rate > 0 {
+		if !l.last.IsZero() {
+			l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+		}
+		l.last = now
+		l.tokens--
+		took = true
+		if l.tokens < 0 {
+			wait = time.Duration(-l.tokens / l.rate * float64(time.Second))
+		}
+	}
+	if d := l.notBefore.Sub(now); d > wait {
+		wait = d
+	}
+	l.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		if took {
+			l.mu.Lock()
+			l.tokens = min(l.burst, l.tokens+1)
+			l.mu.Unlock()
+		}
+		return contextError(ctx)
+	}
+}
+
+// holdFor holds requests back for d (at most maxRetryAfterHold) from now.
+func (l *RateLimiter) holdFor(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.Now().Add(min(d, maxRetryAfterHold))
+	l.mu.Lock()
+	if t.After(l.notBefore) {
+		l.notBefore = t
+	}
+	l.mu.Unlock()
+}

@@ -1,0 +1,344 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Defaults of Options.
+const (
+	// DefaultPageSize is the page size of a List whose ListOptions.Limit is
+	// zero, when Options.PageSize is zero.
+	DefaultPageSize = 500
+	// DefaultListTimeout bounds one List call (request and body) when
+	// Options.ListTimeout is zero. It matches kube-apiserver's own
+	// --request-timeout.
+	DefaultListTimeout = 60 * time.Second
+	// DefaultMaxObjectBytes is the largest list item or watch event
+	// accepted when Options.MaxObjectBytes is zero. etcd refuses values
+	// above 1.5 MiB by default, so real objects stay far below it.
+	DefaultMaxObjectBytes = 64 << 20
+	// DefaultQPS is the request rate of a Source whose Options set neither
+	// QPS nor RateLimiter.
+	DefaultQPS = 50
+	// DefaultBurst is the burst of a Source whose Options set neither QPS,
+	// Burst nor RateLimiter.
+	DefaultBurst = 100
+)
+
+// maxErrorBody is how much of an error response is read.
+const maxErrorBody = 1 << 20
+
+// Options configures a Source. The zero value means the documented
+// defaults: all namespaces, no selectors, pages of 500, a 60 s timeout per
+// List, objects up to 64 MiB, 50 requests a second with bursts of 100.
+type Options struct {
+	// Namespace restricts the Source to one namespace; "" means all
+	// namespaces, and must be used for cluster-scoped resources.
+	Namespace string
+	// LabelSelector and FieldSelector filter the objects on the server,
+	// in the syntax of kubectl's --selector and --field-selector, for
+	// example "app=web,tier!=db" and "metadata.name=foo".
+	LabelSelector string
+	FieldSelector string
+
+	// PageSize is the limit of a List whose ListOptions.Limit is zero; 0
+	// means DefaultPageSize (500) and a negative value means no limit (the
+	// whole collection in one response). A ListOptions.Limit above zero,
+	// as the reflector sends, wins.
+	PageSize int64
+	// ListTimeout bounds each List call, from the request to the last
+	// byte of its body; 0 means DefaultListTimeout (60 s) and a negative
+	// value means none. Watches have no such timeout: they end with their
+	// WatchOptions.Timeout (timeoutSeconds) or their context.
+	ListTimeout time.Duration
+	// MaxObjectBytes is the largest list item or watch event accepted; 0
+	// means DefaultMaxObjectBytes (64 MiB). A larger one fails the List or
+	// ends the watch with an error matching ErrObjectTooLarge as soon as
+	// that many bytes have been read, without reading the rest.
+	MaxObjectBytes int64
+	// MaxResponseBytes, when positive, is the largest (decompressed) list
+	// response accepted; 0 means no limit beyond MaxObjectBytes per item,
+	// since items are decoded as they arrive and pages are bounded by
+	// PageSize.
+	MaxResponseBytes int64
+
+	// UserAgent, when set, is sent as the User-Agent of every request
+	// instead of the client's default.
+	UserAgent string
+	// QPS and Burst configure a client-side token bucket for this Source's
+	// requests (each List page and each Watch is one request): QPS 0 means
+	// DefaultQPS (50) with Burst 0 meaning DefaultBurst (100), and a
+	// negative QPS means no client-side limit. They are ignored when
+	// RateLimiter is set.
+	QPS   float64
+	Burst int
+	// RateLimiter, when set, paces this Source's requests instead of its
+	// own limiter from QPS and Burst; share one between the Sources of a
+	// server. Either way, a 429 or 5xx answer with Retry-After holds the
+	// next requests back until it has passed (up to a minute).
+	RateLimiter *RateLimiter
+
+	// HTTPClient sends the requests; nil means cfg.HTTPClient(), a new
+	// connection pool for this Source. To share connections between
+	// Sources, call cfg.HTTPClient once and set it here. The Source uses
+	// a copy whose redirect policy follows redirects only to the server's
+	// own host (at most 10) and whose Timeout is zero (watches are long;
+	// contexts and ListTimeout bound requests).
+	HTTPClient *http.Client
+}
+
+// Source lists and watches one resource of a Kubernetes API server over
+// HTTP with JSON, decoding straight into T. It implements informer.Source.
+//
+// T must be a pointer to a type that JSON-decodes from the resource's
+// objects: a generated API type (*corev1.Pod), a struct of your own that
+// embeds metav1.ObjectMeta under "metadata", *unstructured.Unstructured,
+// or *metav1.PartialObjectMetadata, for which the Source asks the server
+// for metadata only (Accept: application/json;as=PartialObjectMetadataList;
+// g=meta.k8s.io;v=v1, falling back to full objects on servers that cannot).
+// A new T is made for every object, through reflection set up once in New.
+//
+// A Source is safe for concurrent use and keeps nothing between calls but
+// its rate limiter.
+//
+// Errors: HTTP errors are *APIError values (errors.Is ErrNotFound,
+// ErrForbidden, ErrUnauthorized, ErrTooManyRequests, and
+// informer.ErrExpired for 410 Gone); a non-JSON success is a
+// *ContentTypeError (ErrNotJSON); a body that cannot be decoded is a
+// *DecodeError (ErrMalformed, ErrObjectTooLarge). A streaming list the
+// server refuses is an error matching informer.ErrWatchListUnsupported.
+// Network errors are returned as net/http gives them (*url.Error), and an
+// ended context as an error wrapping ctx.Err() and its cause.
+type Source[T informer.Object] struct {
+	client       *http.Client
+	host         *url.URL // scheme and host of the server, for redirects
+	collection   string   // the collection's URL, without query
+	path         string   // its path, for errors
+	res          Resource
+	opts         Options
+	name         string // the resource for errors: "configmaps/v1"
+	newObj       func() T
+	metadataOnly bool
+	gzip         bool
+	limiter      *RateLimiter
+	baseQuery    url.Values
+}
+
+// New returns a Source for the resource res of the server that cfg
+// describes. It checks cfg, res and T (a pointer type) and builds the
+// HTTP client, but sends nothing.
+func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T], error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("%w: nil Config", ErrInvalidConfig)
+	}
+	if err := res.validate(); err != nil {
+		return nil, err
+	}
+	if ns := opts.Namespace; strings.ContainsAny(ns, "/?#") || ns == "." || ns == ".." {
+		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidConfig, ns)
+	}
+	newObj, err := objectFactory[T]()
+	if err != nil {
+		return nil, err
+	}
+	base, err := cfg.BaseURL()
+	if err != nil {
+		return nil, err
+	}
+	client := opts.HTTPClient
+	if client == nil {
+		if client, err = cfg.HTTPClient(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.ListTimeout == 0 {
+		opts.ListTimeout = DefaultListTimeout
+	}
+	if opts.MaxObjectBytes <= 0 {
+		opts.MaxObjectBytes = DefaultMaxObjectBytes
+	}
+	limiter := opts.RateLimiter
+	if limiter == nil {
+		qps, burst := opts.QPS, opts.Burst
+		if qps == 0 {
+			qps = DefaultQPS
+			if burst == 0 {
+				burst = DefaultBurst
+			}
+		}
+		if burst == 0 {
+			burst = max(1, int(2*qps))
+		}
+		limiter = NewRateLimiter(qps, burst)
+	}
+	s := &Source[T]{
+		host:         &url.URL{Scheme: base.Scheme, Host: base.Host},
+		res:          res,
+		opts:         opts,
+		name:         res.String(),
+		newObj:       newObj,
+		metadataOnly: reflect.TypeFor[T]() == reflect.TypeFor[*metav1.PartialObjectMetadata](),
+		gzip:         !cfg.DisableCompression,
+		limiter:      limiter,
+		baseQuery:    url.Values{},
+	}
+	c := *client
+	c.CheckRedirect = s.checkRedirect
+	c.Timeout = 0
+	s.client = &c
+	s.path = strings.TrimSuffix(base.Path, "/") + res.path(opts.Namespace)
+	u := *base
+	u.Path, u.RawPath, u.RawQuery, u.Fragment = "", "", "", ""
+	s.collection = u.String() + s.path
+	if opts.Namespace != "" {
+		s.name += " in namespace " + opts.Namespace
+	}
+	if opts.LabelSelector != "" {
+		s.baseQuery.Set("labelSelector", opts.LabelSelector)
+	}
+	if opts.FieldSelector != "" {
+		s.baseQuery.Set("fieldSelector", opts.FieldSelector)
+	}
+	return s, nil
+}
+
+// Resource returns the resource the Source lists and watches.
+func (s *Source[T]) Resource() Resource { return s.res }
+
+// String describes the Source: its resource, namespace and selectors.
+func (s *Source[T]) String() string {
+	var b strings.Builder
+	b.WriteString("kube.Source{")
+	b.WriteString(s.name)
+	if s.opts.LabelSelector != "" {
+		fmt.Fprintf(&b, ", labels %q", s.opts.LabelSelector)
+	}
+	if s.opts.FieldSelector != "" {
+		fmt.Fprintf(&b, ", fields %q", s.opts.FieldSelector)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// checkRedirect follows a redirect only to the server's own scheme and
+// host, at most 10 times: the transport adds the credentials to every
+// request, so another host would receive them.
+func (s *Source[T]) checkRedirect(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != s.host.Scheme || req.URL.Host != s.host.Host {
+		return fmt.Errorf("%w: to %s, another host than the API server's (it would receive the credentials)", ErrRedirect, req.URL.Redacted())
+	}
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: stopped after %d redirects (a redirect loop?)", ErrRedirect, len(via))
+	}
+	return nil
+}
+
+// query returns a new query with the Source's selectors.
+func (s *Source[T]) query() url.Values {
+	q := make(url.Values, len(s.baseQuery)+6)
+	for k, v := range s.baseQuery {
+		q[k] = v
+	}
+	return q
+}
+
+// Accept headers: JSON, or metadata only with a fallback to JSON.
+const (
+	acceptJSON          = "application/json"
+	acceptMetadataList  = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+	acceptMetadataWatch = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+)
+
+// get sends GET collection?q and returns the body of a 200 OK JSON
+// response, ready to decode. Any other answer is an error: *APIError,
+// *ContentTypeError, or what the client returned.
+func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept string) (*decodedBody, error) {
+	if err := s.limiter.Wait(ctx); err != nil {
+		return nil, fmt.Errorf("kube: %s %s: waiting for the rate limiter: %w", op, s.name, err)
+	}
+	query := q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.collection+"?"+query, nil)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+	}
+	req.Header.Set("Accept", accept)
+	if s.gzip {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	if s.opts.UserAgent != "" {
+		req.Header.Set("User-Agent", s.opts.UserAgent)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = redactedURL(ue.URL) // a password in Host stays out of errors
+		}
+		return nil, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+	}
+	path := s.path + "?" + query
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, s.responseError(op, path, resp)
+	}
+	if ct := resp.Header.Get("Content-Type"); !isJSONContentType(ct) {
+		defer resp.Body.Close()
+		e := &ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct}
+		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
+			e.Snippet = readSnippet(body)
+		}
+		return nil, e
+	}
+	body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		resp.Body.Close()
+		return nil, &DecodeError{Op: op, Resource: s.name, Item: -1, Err: err}
+	}
+	return body, nil
+}
+
+// responseError reads an error response into an *APIError, and holds the
+// next requests back for a Retry-After that comes with a 429 or 5xx.
+func (s *Source[T]) responseError(op, path string, resp *http.Response) error {
+	var data []byte
+	if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
+		data, _ = io.ReadAll(io.LimitReader(body, maxErrorBody))
+	}
+	var e *APIError
+	if isJSONContentType(resp.Header.Get("Content-Type")) {
+		var st metav1.Status
+		if json.Unmarshal(data, &st) == nil && (st.Kind == "Status" || st.Code != 0 || st.Reason != "") {
+			e = statusError(op, path, resp.StatusCode, &st)
+			e.Code = resp.StatusCode
+		}
+	}
+	if e == nil {
+		e = &APIError{Op: op, Path: path, Code: resp.StatusCode, Message: snippet(data)}
+	}
+	if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
+		e.RetryAfter = ra
+	}
+	if e.RetryAfter > 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) {
+		s.limiter.holdFor(e.RetryAfter)
+	}
+	return e
+}
+
+// maxEventSlack is what a watch event may take beyond its object: the
+// envelope {"type":"MODIFIED","object":...}.
+const maxEventSlack = 4 << 10
