@@ -392,7 +392,7 @@ func writeReport(b *strings.Builder, e env, loads []float64, summary, stat strin
 	p("Its `WatchListClient` gate (streaming lists) is on by default; the benchmark `ListWatch` declares that it does not support WatchList semantics (`IsWatchListSemanticsUnSupported`), so the reflector lists, as ours does.\n")
 	p("- A client-go watch is a `watch.Interface`: events arrive on an unbuffered channel from a goroutine of the watch, as from client-go's stream watcher. ")
 	p("Ours is pulled with `Watcher.Next`, no goroutine or channel per event. That difference is part of each design and is measured.\n")
-	p("- client-go's reflector copies every item out of the list (`meta.ExtractListWithAlloc`); that cost is client-go's and is measured.\n")
+	p("- client-go's reflector makes a shallow copy of every item of the list (`meta.ExtractListWithAlloc`, so that its cache does not pin the list); that cost is client-go's and is measured.\n")
 	p("- BlockedHandler: client-go takes the watch's resourceVersion from each event's object, so each event has its own object carrying an increasing resourceVersion: ")
 	p("1,000,000 shallow copies (sharing label and data maps) built before the heap is first measured and kept alive to the end, so they are in both measurements and the difference is the queue's. ")
 	p("Ours shares the 1,000 cached objects and sets `informer.Event.ResourceVersion`.\n")
