@@ -34,6 +34,10 @@ var (
 	// ErrOutOfOrder reports a watch event whose resourceVersion is older than
 	// one already seen; the reflector drops the watch and lists again.
 	ErrOutOfOrder = errors.New("informer: event out of resourceVersion order")
+	// ErrBadEvent is what a Watcher's Next returns (wrapped) when one event
+	// could not be read but the stream goes on: an unknown type, an object
+	// that does not decode into T. The reflector reports it and reads on.
+	ErrBadEvent = errors.New("informer: bad watch event")
 	// ErrUnknownEventType reports an event type the reflector does not know.
 	ErrUnknownEventType = errors.New("informer: unknown event type")
 	// ErrBookmarkWithoutVersion reports a bookmark that carries no

@@ -306,6 +306,10 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	last := newVersion(from)
 	for {
 		ev, err := w.Next()
+		if err != nil && errors.Is(err, ErrBadEvent) {
+			r.report(&ObjectError{Op: op, Err: err})
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return !inInitial && initial, nil

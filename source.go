@@ -78,9 +78,11 @@ type Page[T Object] struct {
 
 // WatchOptions are the arguments of Source.Watch.
 type WatchOptions struct {
-	// ResourceVersion is where the stream starts: events after it. "" and
-	// "0" mean "from now"; a watch that replays the current state first
-	// uses SendInitialEvents. A version too old to serve is ErrExpired.
+	// ResourceVersion is where the stream starts: events after it. A
+	// reflector always passes a version it has seen; "" may mean "from now"
+	// or (as in Kubernetes) "the current state as ADDED events, then
+	// changes", depending on the source. A version too old to serve is
+	// ErrExpired.
 	ResourceVersion string
 	// AllowBookmarks asks for Bookmark events, which carry only a
 	// resourceVersion and let a watch resume from further on.
@@ -90,7 +92,8 @@ type WatchOptions struct {
 	Timeout time.Duration
 	// SendInitialEvents asks for a streaming list: the stream begins with an
 	// Added event for every object present, then an InitialEventsEnd event,
-	// then changes. A source that cannot returns ErrWatchListUnsupported.
+	// then changes. A source that cannot returns ErrWatchListUnsupported,
+	// from Watch or from the first Next.
 	SendInitialEvents bool
 }
 
@@ -100,8 +103,9 @@ type WatchOptions struct {
 // not be called from two goroutines at once.
 type Watcher[T Object] interface {
 	// Next blocks until the next event, and returns io.EOF when the stream
-	// ended cleanly. After an error other than a recoverable decode problem
-	// the stream is over; the reader calls Close.
+	// ended cleanly. An error wrapping ErrBadEvent reports one unusable
+	// event: the stream goes on and the next Next reads the next event.
+	// After any other error the stream is over; the reader calls Close.
 	Next() (Event[T], error)
 	// Close ends the stream and releases its resources; a blocked Next
 	// returns. Close may be called more than once.

@@ -199,9 +199,16 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Is makes errors.Is(err, ErrMalformed) true unless the problem is a size
-// limit (ErrObjectTooLarge, matched through Err).
+// limit (ErrObjectTooLarge, matched through Err), and errors.Is(err,
+// informer.ErrBadEvent) true when the stream goes on (Recoverable).
 func (e *DecodeError) Is(target error) bool {
-	return target == ErrMalformed && !errors.Is(e.Err, ErrObjectTooLarge)
+	switch target {
+	case ErrMalformed:
+		return !errors.Is(e.Err, ErrObjectTooLarge)
+	case informer.ErrBadEvent:
+		return e.Recoverable
+	}
+	return false
 }
 
 // statusError turns a Status into an *APIError.
