@@ -367,8 +367,8 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		}
 	}
 	clear(notes)
-	if cap(notes) > 4*inf.opts.BatchSize {
-		notes = nil // a batch of long delta lists: do not keep its scratch
+	if cap(notes) > 64*inf.opts.BatchSize {
+		notes = nil // an outsized batch: do not keep its scratch
 	}
 	inf.notes = notes[:0]
 }
