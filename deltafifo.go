@@ -407,7 +407,7 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	for i := range batch {
 		d := batch[i].Deltas
 		clear(d)
-		if cap(d) <= 64 && len(f.free) < 4096 && !batch[i].fromBulk {
+		if cap(d) <= 16 && len(f.free) < 1024 && !batch[i].fromBulk {
 			f.free = append(f.free, d[:0])
 		}
 		batch[i] = KeyDeltas[T]{}

@@ -51,17 +51,39 @@ func (f *DeltaFIFO[T]) knownAnyLocked() bool {
 func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 	keys := f.takeKeyScratch(len(items))
 	var errs []error
-	for i, obj := range items {
-		key, err := keyOf(f.keyFunc, obj)
-		if err != nil {
-			errs = append(errs, &ObjectError{Op: "replace", Err: err})
+	if !f.metaKey {
+		// A user key func: called without the lock.
+		for i, obj := range items {
+			key, err := keyOf(f.keyFunc, obj)
+			if err != nil {
+				errs = append(errs, &ObjectError{Op: "replace", Err: err})
+			}
+			keys[i] = key
 		}
-		keys[i] = key
 	}
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()
 		return ErrClosed
+	}
+	if f.metaKey {
+		// The default key calls no user code: build it under the lock and
+		// share the string of a queued or cached key, so a relist of known
+		// objects allocates no keys.
+		for i, obj := range items {
+			var buf [128]byte
+			b, ok := appendMetaKey(buf[:0], obj)
+			switch {
+			case !ok:
+				_, err := MetaKey(obj)
+				errs = append(errs, &ObjectError{Op: "replace", Err: err})
+				keys[i] = ""
+			case f.bulkMode:
+				keys[i] = string(b) // nothing is known or queued
+			default:
+				keys[i], _, _ = f.internLocked(b)
+			}
+		}
 	}
 	if f.bulkMode {
 		f.pushBulkLocked(keys, items)
