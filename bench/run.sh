@@ -3,11 +3,13 @@
 # client-go's tools/cache (bench/clientgo), compares them with benchstat and
 # regenerates BENCHMARKS.md at the repository root from the results.
 #
-#   bench/run.sh          full run: 6 rounds, ~10-15 minutes on 2 cores;
+#   bench/run.sh          full run: 6 rounds, ~15-20 minutes on 2 cores;
 #                         raw outputs in bench/results/, BENCHMARKS.md rewritten
 #   bench/run.sh -quick   every benchmark, tiny benchtime (< 2 minutes):
 #                         checks that they still run; results in
-#                         bench/results/quick/, BENCHMARKS.md untouched
+#                         bench/results/quick/, BENCHMARKS.md untouched;
+#                         BENCH_QUICK=1 shrinks the HTTP workloads (HTTPPods:
+#                         500 pods and 1,000 events; Footprint: 1,000 pods)
 #
 # Each round runs every benchmark group once for client-go and once for ours
 # (alternating which goes first), so that both see the same machine
@@ -27,9 +29,13 @@ results=results
 if $quick; then
   rounds=1
   results=results/quick
+  export BENCH_QUICK=1
 fi
+footprint_pods=100000
+$quick && footprint_pods=1000
+footprint_rounds=3 # Footprint: live heap, deterministic; 3 samples suffice
 mkdir -p "$results"
-rm -f "$results"/{client-go,informer,benchstat,env,load}.txt "$results"/stderr.log
+rm -f "$results"/{client-go,informer,footprint-map,benchstat,env,load}.txt "$results"/stderr.log
 
 # Benchmark groups: pattern, benchtime of a full run, benchtime of -quick.
 # Big workloads: one op is one whole workload, so a fixed count of ops.
@@ -41,6 +47,7 @@ groups=(
   '^BenchmarkBlockedHandler$' 3x 1x
   '^BenchmarkIndexer$' 1s 100x
   '^BenchmarkFIFO$' 1s 10x
+  '^BenchmarkHTTPPods$' 1x 1x
 )
 bt_col=1
 $quick && bt_col=2
@@ -59,6 +66,7 @@ echo "== building test binaries"
 go vet ./...
 go test -c -o "$results/client-go.test" ./clientgo
 go test -c -o "$results/informer.test" ./informer
+go build -o "$results/footprint" ./cmd/footprint
 
 # Sample the load average every 15 s while the benchmarks run.
 (while true; do cat /proc/loadavg >>"$results/load.txt"; sleep 15; done) &
@@ -70,6 +78,13 @@ run_one() { # impl pattern benchtime
     >>"$results/$1.txt" 2>>"$results/stderr.log" || {
     echo "benchmark $2 failed for $1; see $results/stderr.log and $results/$1.txt" >&2
     tail -20 "$results/$1.txt" >&2
+    exit 1
+  }
+}
+
+run_footprint() { # impl output
+  "$results/footprint" -impl "$1" -n "$footprint_pods" >>"$results/$2" 2>>"$results/stderr.log" || {
+    echo "footprint failed for $1; see $results/stderr.log" >&2
     exit 1
   }
 }
@@ -86,6 +101,18 @@ for ((r = 1; r <= rounds; r++)); do
       echo "   $impl $pat ($bt): $((SECONDS - t0)) s"
     done
   done
+  # Footprint: one process per measurement (map = the floor).
+  if ((r <= footprint_rounds)); then
+    if ((r % 2)); then order=(map client-go informer); else order=(informer client-go map); fi
+    for impl in "${order[@]}"; do
+      t0=$SECONDS
+      case $impl in
+        map) run_footprint map footprint-map.txt ;;
+        *) run_footprint "$impl" "$impl.txt" ;;
+      esac
+      echo "   $impl footprint (N=$footprint_pods, own process): $((SECONDS - t0)) s"
+    done
+  fi
 done
 
 kill "$sampler" 2>/dev/null || true
@@ -116,6 +143,7 @@ mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
   echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
   echo "informer: $informer_rev"
   echo "benchtime per round: $(for ((g = 0; g < ${#groups[@]}; g += 3)); do printf '`%s` %s; ' "${groups[g]}" "${groups[g + bt_col]}"; done | sed 's/; $//')"
+  echo "HTTP workloads: HTTPPods $($quick && echo "500 pods, 1,000 events (quick)" || echo "20,000 pods, 50,000 events"); Footprint $footprint_pods pods, one process per measurement, $((rounds < footprint_rounds ? rounds : footprint_rounds)) rounds"
   echo "load average at start (1, 5, 15 min): $load_start"
   echo "duration of the benchmark runs: $((elapsed / 60)) min $((elapsed % 60)) s"
 } >"$results/env.txt"

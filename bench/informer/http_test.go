@@ -1,0 +1,46 @@
+package informerbench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/bench/workload"
+	"github.com/informer-go/informer/source/kube"
+	corev1 "k8s.io/api/core/v1"
+)
+
+type pod = *corev1.Pod
+
+// newPodInformer is ours over kube.Source: kube.New with default Options
+// (pages of 500, 50 requests/s with bursts of 100) and informer.New with
+// default Options (no streaming list; a namespace index).
+func newPodInformer(tb testing.TB, host string) *informer.Informer[pod] {
+	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o := informer.Options[pod]{Logger: opts().Logger}
+	return informer.New[pod](src, o)
+}
+
+func BenchmarkHTTPPods(b *testing.B) {
+	workload.HTTPPods(b, func(host string, updates *workload.Counter) workload.PodClient {
+		inf := newPodInformer(b, host)
+		if _, err := inf.AddHandler(informer.HandlerFuncs[pod]{
+			UpdateFunc: func(_, _ pod) { updates.Hit() },
+		}, informer.HandlerOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		return workload.PodClient{
+			Start: func(ctx context.Context) func() {
+				ctx, cancel := context.WithCancel(ctx)
+				done := make(chan struct{})
+				go func() { inf.Run(ctx); close(done) }()
+				return func() { cancel(); <-done }
+			},
+			WaitSynced: inf.WaitForSync,
+			Len:        func() int { return len(inf.Lister().List(nil)) },
+		}
+	})
+}
