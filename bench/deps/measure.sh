@@ -11,6 +11,7 @@
 # linked (`go list -deps` grouped by module) are given too.
 set -euo pipefail
 cd "$(dirname "$0")"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 here=$(pwd)
 programs=(informer clientgo floor)
 out=$(mktemp -d)
@@ -78,7 +79,7 @@ fi
 {
 	echo '# Dependency weight: results'
 	echo
-	echo "Measured $(date -u +%Y-%m-%d) with $(go version) on $(uname -m), $(nproc) CPUs, by \`bench/deps/measure.sh\`."
+	echo "Measured $(date -u +%Y-%m-%d) with $(go version) on $(uname -m), $(nproc) CPUs (load average $load at the start), by \`bench/deps/measure.sh\`."
 	echo 'See README.md for the three programs and what each column means.'
 	echo
 	echo "$table"
