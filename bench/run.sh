@@ -148,6 +148,18 @@ mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
   echo "duration of the benchmark runs: $((elapsed / 60)) min $((elapsed % 60)) s"
 } >"$results/env.txt"
 
+if ! $quick; then
+  echo "== dependency weight (bench/deps/measure.sh)"
+  if [ -x ../../shared/kube-apiserver/start ]; then
+    deps/measure.sh >/dev/null
+  else
+    NO_RUN=1 deps/measure.sh >/dev/null
+  fi
+fi
+if [ -f deps/RESULTS.md ]; then
+  cp deps/RESULTS.md "$results/deps.md"
+fi
+
 echo "== summary (informer ÷ client-go; below 1 is better)"
 if $quick; then
   go run ./cmd/report -results "$results" -out "$results/BENCHMARKS.md"

@@ -55,7 +55,27 @@ func main() {
 	}
 	var b strings.Builder
 	writeReport(&b, env, loads, summary, fp, string(stat))
+	if deps, err := os.ReadFile(filepath.Join(*results, "deps.md")); err == nil {
+		b.WriteString(depsSection(string(deps)))
+	}
 	check(os.WriteFile(*out, []byte(b.String()), 0o644))
+}
+
+// depsSection is the dependency-weight table of bench/deps/RESULTS.md (as
+// copied into the results by run.sh), with its measurement line.
+func depsSection(results string) string {
+	var b strings.Builder
+	b.WriteString("\n## Dependency weight\n\n")
+	b.WriteString("A minimal program (watch pods from kubeconfig, print adds, list via the lister) written with this library, with client-go, and as a floor with only k8s.io/api + apimachinery + net/http; each is its own module under [`bench/deps/`](bench/deps/), measured by `bench/deps/measure.sh` (details, commands and the start check against a real kube-apiserver in `bench/deps/RESULTS.md`).\n\n")
+	for _, line := range strings.Split(results, "\n") {
+		if strings.HasPrefix(line, "Measured ") || strings.HasPrefix(line, "|") {
+			b.WriteString(line + "\n")
+			if strings.HasPrefix(line, "Measured ") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
 }
 
 func check(err error) {
