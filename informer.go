@@ -514,7 +514,7 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 	if err := s.inf.fifo.ReplaceItems(items); err != nil {
 		errs = append(errs, err)
 	}
-	return joinErrors(errs)
+	return errors.Join(errs...)
 }
 
 // EndReplace ends a relist in the queue.

@@ -1,9 +1,6 @@
 package informer
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Syncer is anything that can wait to be synced: *Informer and
 // *Registration.
@@ -21,11 +18,4 @@ func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 		}
 	}
 	return nil
-}
-
-func joinErrors(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return errors.Join(errs...)
 }
