@@ -28,12 +28,21 @@ var (
 	// ErrTooManyRequests matches an *APIError for HTTP 429 or reason
 	// TooManyRequests: the server is throttling this client.
 	ErrTooManyRequests = errors.New("kube: too many requests")
-	// ErrNotJSON matches a *ContentTypeError: a successful response whose
-	// Content-Type is not JSON, like an HTML page from a proxy.
-	ErrNotJSON = errors.New("kube: response is not JSON")
+	// ErrUnexpectedContentType matches a *ContentTypeError: a successful
+	// response whose Content-Type is neither JSON nor, for an object type
+	// that can decode it, Kubernetes protobuf; like an HTML page from a
+	// proxy.
+	ErrUnexpectedContentType = errors.New("kube: unexpected content type")
+	// ErrNotJSON is ErrUnexpectedContentType, under the name it had when
+	// JSON was the only encoding: errors.Is(err, ErrNotJSON) goes on
+	// matching every *ContentTypeError.
+	//
+	// Deprecated: use ErrUnexpectedContentType.
+	ErrNotJSON = ErrUnexpectedContentType
 	// ErrMalformed matches a *DecodeError about a response that is not
-	// what the API sends: invalid or truncated JSON, garbage between watch
-	// events, a list whose items are not an array, an object that does not
+	// what the API sends: invalid or truncated JSON or protobuf, garbage
+	// between watch events, a list whose items are not an array, a
+	// protobuf body without the "k8s\x00" magic, an object that does not
 	// fit the Go type.
 	ErrMalformed = errors.New("kube: malformed response")
 	// ErrObjectTooLarge matches a *DecodeError about an object (a list item
@@ -129,9 +138,11 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// ContentTypeError reports a successful response whose body is not JSON:
-// typically an HTML page from a proxy or a login portal in front of the
-// server. It matches ErrNotJSON.
+// ContentTypeError reports a successful response whose body is not in
+// an encoding the Source decodes (JSON, or Kubernetes protobuf when the
+// object type has the generated Unmarshal method): typically an HTML
+// page from a proxy or a login portal in front of the server. It matches
+// ErrUnexpectedContentType (and so ErrNotJSON).
 type ContentTypeError struct {
 	// Op is "list" or "watch".
 	Op string
@@ -143,6 +154,9 @@ type ContentTypeError struct {
 	ContentType string
 	// Snippet is the start of the body, for a person to recognise.
 	Snippet string
+	// Expected names the encodings the Source decodes: "JSON", or "JSON
+	// or Kubernetes protobuf"; "" means JSON.
+	Expected string
 }
 
 // Error describes the response: status, Content-Type and the start of the
@@ -152,14 +166,19 @@ func (e *ContentTypeError) Error() string {
 	if ct == "" {
 		ct = "none"
 	}
-	return fmt.Sprintf("kube: %s %s: server answered %d with Content-Type %s, not JSON; body starts %q", e.Op, e.Path, e.Code, ct, e.Snippet)
+	want := e.Expected
+	if want == "" {
+		want = "JSON"
+	}
+	return fmt.Sprintf("kube: %s %s: server answered %d with Content-Type %s, not %s; body starts %q", e.Op, e.Path, e.Code, ct, want, e.Snippet)
 }
 
-// Is makes errors.Is(err, ErrNotJSON) true.
-func (e *ContentTypeError) Is(target error) bool { return target == ErrNotJSON }
+// Is makes errors.Is(err, ErrUnexpectedContentType) (and ErrNotJSON)
+// true.
+func (e *ContentTypeError) Is(target error) bool { return target == ErrUnexpectedContentType }
 
 // DecodeError reports a response body that could not be decoded: invalid
-// or truncated JSON, garbage between watch events, a list whose items are
+// or truncated JSON or protobuf, garbage between watch events, a list whose items are
 // not an array, an object that does not fit the Go type, an unknown watch
 // event type, an object over the size limit. Err says what; errors.Is
 // matches ErrObjectTooLarge for the size limits and ErrMalformed for

@@ -47,13 +47,21 @@ var gadgetsRes = Resource{Group: "example.com", Version: "v1", Resource: "gadget
 // through a Source, until it is Established.
 func createGadgetCRD(t *testing.T, cfg *Config, r *rest) {
 	t.Helper()
+	createCRD(t, cfg, r, "gadgets", "gadget", "Gadget")
+}
+
+// createCRD creates a CRD of group example.com, version v1, whose objects
+// have a spec of size and color, and waits, by watching it through a
+// Source, until it is Established.
+func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string) {
+	t.Helper()
 	def := map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "gadgets.example.com"},
+		"metadata":   map[string]any{"name": plural + ".example.com"},
 		"spec": map[string]any{
 			"group": "example.com",
-			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+			"names": map[string]any{"plural": plural, "singular": singular, "kind": kind, "listKind": kind + "List"},
 			"scope": "Namespaced",
 			"versions": []any{map[string]any{
 				"name": "v1", "served": true, "storage": true,
@@ -69,7 +77,7 @@ func createGadgetCRD(t *testing.T, cfg *Config, r *rest) {
 	}
 	r.must("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil)
 	crds, err := New[*crd](cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
-		Options{FieldSelector: "metadata.name=gadgets.example.com"})
+		Options{FieldSelector: "metadata.name=" + plural + ".example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,29 +32,52 @@
 //
 // # Listing and watching
 //
-// Source[T] is an informer.Source over the server's REST API with JSON:
+// Source[T] is an informer.Source over the server's REST API:
 // New[*corev1.Pod](cfg, Resource{Version: "v1", Resource: "pods"}, Options{})
 // lists in pages and watches one resource, optionally in one namespace and
 // through label and field selectors, and decodes straight into T as the
 // bytes arrive (a list item by item, a watch event by event), never
 // through map[string]any and never holding a whole response. T is any
-// pointer type that JSON-decodes from the resource's objects: generated API
+// pointer type that decodes from the resource's objects: generated API
 // types, a struct of your own, *unstructured.Unstructured, or
 // *metav1.PartialObjectMetadata for metadata only. Give it to
 // informer.New for a cache kept current.
 //
+// # JSON and protobuf
+//
+// Two encodings are supported: JSON (application/json), for every T, and
+// Kubernetes protobuf (application/vnd.kubernetes.protobuf), for a T with
+// the generated protobuf method Unmarshal([]byte) error: the types of
+// k8s.io/api (*corev1.Pod, *appsv1.Deployment, ...) and
+// *metav1.PartialObjectMetadata. Options.ContentType chooses what is asked
+// for:
+//
+//   - ContentTypeAuto (the default): protobuf, with JSON as the fallback,
+//     when T has Unmarshal; JSON otherwise.
+//   - ContentTypeJSON: JSON only.
+//   - ContentTypeProtobuf: protobuf with JSON as the fallback; New fails
+//     with ErrInvalidConfig when T has no Unmarshal.
+//
+// The Content-Type of each response decides how it is decoded, so a
+// resource the server serves only as JSON (custom resources, many
+// aggregated APIs) works with any setting. Protobuf is smaller on the
+// wire and faster to decode than JSON; a protobuf list is read item by
+// item like a JSON one, and a protobuf watch frame by frame, each checked
+// against the size limits from its length before it is read. A Source of
+// *metav1.PartialObjectMetadata asks for metadata only in either encoding.
+//
 // The Source paces its requests (a token bucket, and the server's
 // Retry-After), bounds each object's size (Options.MaxObjectBytes) and
 // each List's duration (Options.ListTimeout), asks for gzip, and follows
-// redirects only to the server's own host. It speaks JSON only; protobuf
-// is not supported yet.
+// redirects only to the server's own host.
 //
 // Answers that are not what the API sends are typed errors, never panics
-// or invented objects: *APIError for HTTP errors and watch ERROR events
-// (errors.Is ErrNotFound, ErrForbidden, ErrUnauthorized,
-// ErrTooManyRequests, informer.ErrExpired), *ContentTypeError for a body
-// that is not JSON (an HTML login page), *DecodeError for invalid,
-// truncated or oversized JSON (ErrMalformed, ErrObjectTooLarge), and an
+// or invented objects: *APIError for HTTP errors and watch ERROR events,
+// whether their Status is JSON or protobuf (errors.Is ErrNotFound,
+// ErrForbidden, ErrUnauthorized, ErrTooManyRequests, informer.ErrExpired),
+// *ContentTypeError for a body in neither encoding (an HTML login page;
+// ErrUnexpectedContentType), *DecodeError for invalid, truncated or
+// oversized JSON or protobuf (ErrMalformed, ErrObjectTooLarge), and an
 // error matching informer.ErrWatchListUnsupported when the server cannot
 // do a streaming list.
 //

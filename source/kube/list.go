@@ -19,8 +19,9 @@ import (
 // list's version itself and with which the server forbids them. A zero
 // opts.Limit means Options.PageSize.
 //
-// The body is decoded as it arrives: each item straight into a new T,
-// never the whole response at once. An expired continue token or
+// The body is decoded as it arrives, JSON or protobuf as its
+// Content-Type says: each item straight into a new T, never the whole
+// response at once. An expired continue token or
 // resourceVersion is an *APIError matching informer.ErrExpired.
 func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (informer.Page[T], error) {
 	if d := s.opts.ListTimeout; d > 0 {
@@ -47,17 +48,20 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 			q.Set("resourceVersionMatch", opts.ResourceVersionMatch)
 		}
 	}
-	accept := acceptJSON
-	if s.metadataOnly {
-		accept = acceptMetadataList
-	}
-	body, err := s.get(ctx, "list", q, accept)
+	body, f, err := s.get(ctx, "list", q, s.content.listAccept)
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
 	}
 	defer body.Close()
-	d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
-	page, err := d.decode(body, int(min(limit, 4096)))
+	hint := int(min(limit, 4096))
+	var page informer.Page[T]
+	if f == formatProtobuf {
+		d := protoListDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
+		page, err = d.decode(body, hint)
+	} else {
+		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
+		page, err = d.decode(body, hint)
+	}
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
 	}

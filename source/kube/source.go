@@ -74,6 +74,18 @@ type Options struct {
 	// PageSize.
 	MaxResponseBytes int64
 
+	// ContentType chooses the encoding asked for: ContentTypeAuto (the
+	// zero value) asks for Kubernetes protobuf, with JSON as the
+	// fallback, when T has the generated protobuf method
+	// Unmarshal([]byte) error (k8s.io/api types, and
+	// *metav1.PartialObjectMetadata), and for JSON otherwise;
+	// ContentTypeJSON asks for JSON only; ContentTypeProtobuf asks for
+	// protobuf and makes New fail with ErrInvalidConfig when T has no
+	// Unmarshal. The Content-Type of each response decides how it is
+	// decoded: custom resources come as JSON even when protobuf is asked
+	// for.
+	ContentType ContentType
+
 	// UserAgent, when set, is sent as the User-Agent of every request
 	// instead of the client's default.
 	UserAgent string
@@ -100,7 +112,8 @@ type Options struct {
 }
 
 // Source lists and watches one resource of a Kubernetes API server over
-// HTTP with JSON, decoding straight into T. It implements informer.Source.
+// HTTP with JSON or Kubernetes protobuf, decoding straight into T. It
+// implements informer.Source.
 //
 // T must be a pointer to a type that JSON-decodes from the resource's
 // objects: a generated API type (*corev1.Pod), a struct of your own that
@@ -110,13 +123,24 @@ type Options struct {
 // g=meta.k8s.io;v=v1, falling back to full objects on servers that cannot).
 // A new T is made for every object, through reflection set up once in New.
 //
+// When T also has the generated protobuf method Unmarshal([]byte) error
+// (k8s.io/api types, *metav1.PartialObjectMetadata), the Source asks for
+// application/vnd.kubernetes.protobuf first, with JSON as the fallback
+// (metadata only: the protobuf media type with the same as=, g=, v=
+// parameters, then the JSON ones); Options.ContentType changes that.
+// Each response is decoded as its Content-Type says. Objects decoded from
+// protobuf get their apiVersion and kind from the envelope that carries
+// them, as JSON has them: watched objects and PartialObjectMetadata list
+// items (the items of other protobuf lists have none, as in JSON).
+//
 // A Source is safe for concurrent use and keeps nothing between calls but
 // its rate limiter.
 //
 // Errors: HTTP errors are *APIError values (errors.Is ErrNotFound,
 // ErrForbidden, ErrUnauthorized, ErrTooManyRequests, and
-// informer.ErrExpired for 410 Gone); a non-JSON success is a
-// *ContentTypeError (ErrNotJSON); a body that cannot be decoded is a
+// informer.ErrExpired for 410 Gone), with a JSON or protobuf Status; a
+// success in another encoding is a *ContentTypeError
+// (ErrUnexpectedContentType); a body that cannot be decoded is a
 // *DecodeError (ErrMalformed, ErrObjectTooLarge). A streaming list the
 // server refuses is an error matching informer.ErrWatchListUnsupported.
 // Network errors are returned as net/http gives them (*url.Error), and an
@@ -131,6 +155,7 @@ type Source[T informer.Object] struct {
 	name         string // the resource for errors: "configmaps/v1"
 	newObj       func() T
 	metadataOnly bool
+	content      contentTypes
 	gzip         bool
 	limiter      *RateLimiter
 	baseQuery    url.Values
@@ -150,6 +175,11 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidConfig, ns)
 	}
 	newObj, err := objectFactory[T]()
+	if err != nil {
+		return nil, err
+	}
+	metadataOnly := reflect.TypeFor[T]() == reflect.TypeFor[*metav1.PartialObjectMetadata]()
+	content, err := newContentTypes[T](opts.ContentType, metadataOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +222,8 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		opts:         opts,
 		name:         res.String(),
 		newObj:       newObj,
-		metadataOnly: reflect.TypeFor[T]() == reflect.TypeFor[*metav1.PartialObjectMetadata](),
+		metadataOnly: metadataOnly,
+		content:      content,
 		gzip:         !cfg.DisableCompression,
 		limiter:      limiter,
 		baseQuery:    url.Values{},
@@ -257,24 +288,18 @@ func (s *Source[T]) query() url.Values {
 	return q
 }
 
-// Accept headers: JSON, or metadata only with a fallback to JSON.
-const (
-	acceptJSON          = "application/json"
-	acceptMetadataList  = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
-	acceptMetadataWatch = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
-)
-
-// get sends GET collection?q and returns the body of a 200 OK JSON
-// response, ready to decode. Any other answer is an error: *APIError,
-// *ContentTypeError, or what the client returned.
-func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept string) (*decodedBody, error) {
+// get sends GET collection?q and returns the body of a 200 OK response,
+// ready to decode, and its format: JSON, or protobuf when T can decode
+// it. Any other answer is an error: *APIError, *ContentTypeError, or what
+// the client returned.
+func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept string) (*decodedBody, format, error) {
 	if err := s.limiter.Wait(ctx); err != nil {
-		return nil, fmt.Errorf("kube: %s %s: waiting for the rate limiter: %w", op, s.name, err)
+		return nil, formatUnknown, fmt.Errorf("kube: %s %s: waiting for the rate limiter: %w", op, s.name, err)
 	}
 	query := q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.collection+"?"+query, nil)
 	if err != nil {
-		return nil, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+		return nil, formatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
 	}
 	req.Header.Set("Accept", accept)
 	if s.gzip {
@@ -289,27 +314,29 @@ func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept str
 		if errors.As(err, &ue) {
 			ue.URL = redactedURL(ue.URL) // a password in Host stays out of errors
 		}
-		return nil, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+		return nil, formatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
 	}
 	path := s.path + "?" + query
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		return nil, s.responseError(op, path, resp)
+		return nil, formatUnknown, s.responseError(op, path, resp)
 	}
-	if ct := resp.Header.Get("Content-Type"); !isJSONContentType(ct) {
+	ct := resp.Header.Get("Content-Type")
+	f := formatOf(ct)
+	if f == formatUnknown || (f == formatProtobuf && !s.content.protobuf) {
 		defer resp.Body.Close()
-		e := &ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct}
+		e := &ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct, Expected: s.content.expected}
 		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
 			e.Snippet = readSnippet(body)
 		}
-		return nil, e
+		return nil, formatUnknown, e
 	}
 	body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
 		resp.Body.Close()
-		return nil, &DecodeError{Op: op, Resource: s.name, Item: -1, Err: err}
+		return nil, formatUnknown, &DecodeError{Op: op, Resource: s.name, Item: -1, Err: err}
 	}
-	return body, nil
+	return body, f, nil
 }
 
 // responseError reads an error response into an *APIError, and holds the
@@ -320,10 +347,16 @@ func (s *Source[T]) responseError(op, path string, resp *http.Response) error {
 		data, _ = io.ReadAll(io.LimitReader(body, maxErrorBody))
 	}
 	var e *APIError
-	if isJSONContentType(resp.Header.Get("Content-Type")) {
+	switch formatOf(resp.Header.Get("Content-Type")) {
+	case formatJSON:
 		var st metav1.Status
 		if json.Unmarshal(data, &st) == nil && (st.Kind == "Status" || st.Code != 0 || st.Reason != "") {
 			e = statusError(op, path, resp.StatusCode, &st)
+			e.Code = resp.StatusCode
+		}
+	case formatProtobuf:
+		if st, err := decodeProtobufStatus(data); err == nil {
+			e = statusError(op, path, resp.StatusCode, st)
 			e.Code = resp.StatusCode
 		}
 	}

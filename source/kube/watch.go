@@ -32,7 +32,9 @@ import (
 // Next.
 //
 // The events are read with Next, one at a time from the response body on
-// the caller's goroutine: no goroutine is started. See the watcher's Next
+// the caller's goroutine: no goroutine is started. The stream is JSON
+// (one object per event) or protobuf (length-prefixed frames), as the
+// response's Content-Type says. See the watcher's Next
 // for how each Kubernetes event type is translated.
 func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[T], error) {
 	q := s.query()
@@ -51,12 +53,8 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		q.Set("sendInitialEvents", "true")
 		q.Set("resourceVersionMatch", informer.MatchNotOlderThan)
 	}
-	accept := acceptJSON
-	if s.metadataOnly {
-		accept = acceptMetadataWatch
-	}
 	wctx, cancel := context.WithCancel(ctx)
-	body, err := s.get(wctx, "watch", q, accept)
+	body, f, err := s.get(wctx, "watch", q, s.content.watchAccept)
 	if err != nil {
 		cancel()
 		var ae *APIError
@@ -70,9 +68,21 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		cancel: cancel,
 		body:   body,
 		name:   s.name,
-		dec:    newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents),
+	}
+	if f == formatProtobuf {
+		w.dec = newProtoWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+	} else {
+		w.dec = newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 	}
 	return w, nil
+}
+
+// eventDecoder reads the events of a watch stream: watchDecoder (JSON)
+// or protoWatchDecoder (protobuf). next returns an event or an error,
+// never both; an error that ends the stream comes back on every later
+// call.
+type eventDecoder[T informer.Object] interface {
+	next() (informer.Event[T], error)
 }
 
 // watcher is an open watch: the response body and its decoder.
@@ -81,7 +91,7 @@ type watcher[T informer.Object] struct {
 	cancel context.CancelFunc
 	body   io.Closer
 	name   string
-	dec    *watchDecoder[T]
+	dec    eventDecoder[T]
 
 	closed    atomic.Bool
 	closeOnce sync.Once

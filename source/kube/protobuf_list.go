@@ -1,0 +1,228 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// protoListDecoder decodes a protobuf list response, "k8s\x00" and an
+// Unknown envelope whose raw field is the list message, as it arrives:
+// field by field from a buffered reader, each item into a new T through
+// its generated Unmarshal as soon as its bytes are in, so that only one
+// item's bytes are held at a time. Every length read from the wire is
+// checked against MaxObjectBytes (one item or other field),
+// MaxResponseBytes (the body) and the enclosing message before anything
+// is allocated or read for it.
+type protoListDecoder[T informer.Object] struct {
+	newObj    func() T
+	maxObject int64
+	maxTotal  int64
+	res       string
+}
+
+// protoListState is one decoding's state.
+type protoListState struct {
+	lr   *limitReader
+	p    *protoReader
+	item int
+	buf  []byte
+}
+
+// decode reads a whole protobuf list response from r; hint is the
+// expected number of items. On an error, the page is empty: a list is all
+// or nothing.
+func (d *protoListDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], error) {
+	lr := &limitReader{r: r, limit: math.MaxInt64}
+	st := &protoListState{lr: lr, p: newProtoReader(lr, d.maxTotal), item: -1}
+	page, err := d.decodePage(st, hint)
+	if err != nil {
+		if lr.ioErr != nil {
+			return informer.Page[T]{}, fmt.Errorf("kube: list %s: reading the response: %w", d.res, lr.ioErr)
+		}
+		if errors.Is(err, errLimitReached) {
+			err = &sizeError{what: "the response", limit: d.maxTotal, option: "MaxResponseBytes"}
+		}
+		return informer.Page[T]{}, &DecodeError{Op: "list", Resource: d.res, Offset: st.p.off, Item: st.item, Err: err}
+	}
+	return page, nil
+}
+
+func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer.Page[T], error) {
+	var page informer.Page[T]
+	p := st.p
+	magic, err := p.read(st.buf, int64(len(protobufMagic)))
+	if err != nil {
+		if len(magic) == 0 && errors.Is(err, io.ErrUnexpectedEOF) {
+			return page, fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF)
+		}
+		return page, in("the protobuf magic", err)
+	}
+	if string(magic) != string(protobufMagic) {
+		return page, fmt.Errorf("the response does not start with the protobuf magic \"k8s\\x00\" (starts %q)", magic)
+	}
+	var (
+		tm                    typeMeta
+		sawRaw                bool
+		encoding, contentType string
+	)
+	const left = math.MaxInt64 // the envelope runs to the end of the body
+	for {
+		num, wire, err := p.tag()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return page, in("the envelope", err)
+		}
+		if num <= 4 && wire != wireBytes {
+			return page, fmt.Errorf("the envelope: field %d has the wire type %d", num, wire)
+		}
+		switch num {
+		case 1, 3, 4: // TypeMeta, contentEncoding, contentType
+			what := [...]string{1: "the envelope's TypeMeta", 3: "the envelope's contentEncoding", 4: "the envelope's contentType"}[num]
+			n, err := p.length(what, d.maxObject, left, "MaxObjectBytes")
+			if err != nil {
+				return page, in(what, err)
+			}
+			if st.buf, err = p.read(st.buf, n); err != nil {
+				return page, in(what, err)
+			}
+			switch num {
+			case 1:
+				if tm, err = parseTypeMeta(tm, st.buf); err != nil {
+					return page, fmt.Errorf("%s: %w", what, err)
+				}
+				if err := checkListKind(tm); err != nil {
+					return page, err
+				}
+			case 3:
+				encoding = string(st.buf)
+			case 4:
+				contentType = string(st.buf)
+			}
+		case 2: // raw: the list
+			if sawRaw {
+				return page, errors.New("the envelope holds two lists")
+			}
+			sawRaw = true
+			n, err := p.length("the list", math.MaxInt64, left, "MaxResponseBytes")
+			if err != nil {
+				return page, in("the list", err)
+			}
+			if page, err = d.list(st, n, hint); err != nil {
+				return page, err
+			}
+		default:
+			what := fmt.Sprintf("field %d of the envelope", num)
+			if err := p.skip(wire, what, d.maxObject, left, "MaxObjectBytes"); err != nil {
+				return page, in(what, err)
+			}
+		}
+	}
+	if err := checkEncoding([]byte(encoding), []byte(contentType)); err != nil {
+		return page, err
+	}
+	if !sawRaw {
+		return page, fmt.Errorf("the envelope ended without a list: %w", io.ErrUnexpectedEOF)
+	}
+	if err := checkListKind(tm); err != nil { // TypeMeta came after the list
+		return page, err
+	}
+	// A PartialObjectMetadataList's items are PartialObjectMetadata, as
+	// the JSON says of each; the protobuf says it once, for the list.
+	if tm.kind == "PartialObjectMetadataList" {
+		item := typeMeta{apiVersion: tm.apiVersion, kind: "PartialObjectMetadata"}
+		for _, obj := range page.Items {
+			setKind(obj, item)
+		}
+	}
+	return page, nil
+}
+
+// list decodes the list message, n bytes: ListMeta (field 1) and the
+// items (field 2); other fields are skipped.
+func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (informer.Page[T], error) {
+	page := informer.Page[T]{Items: make([]T, 0, max(hint, 0))}
+	var meta metav1.ListMeta
+	p := st.p
+	end := p.off + n
+	for p.off < end {
+		num, wire, err := p.tag()
+		if err != nil {
+			return page, in("the list", noEOF(err))
+		}
+		if p.off >= end { // every value takes at least one byte
+			return page, errors.New("the list: a field runs past its end")
+		}
+		if num <= 2 && wire != wireBytes {
+			return page, fmt.Errorf("the list: field %d has the wire type %d", num, wire)
+		}
+		switch num {
+		case 1:
+			l, err := p.length("the list's metadata", d.maxObject, end-p.off, "MaxObjectBytes")
+			if err != nil {
+				return page, in("the list's metadata", err)
+			}
+			if st.buf, err = p.read(st.buf, l); err != nil {
+				return page, in("the list's metadata", err)
+			}
+			// Several occurrences merge, as protobuf says.
+			if err := unmarshal(&meta, st.buf); err != nil {
+				return page, fmt.Errorf("the list's metadata: %w", err)
+			}
+			page.ResourceVersion, page.Continue = meta.ResourceVersion, meta.Continue
+		case 2:
+			st.item = len(page.Items)
+			l, err := p.length("the item", d.maxObject, end-p.off, "MaxObjectBytes")
+			if err != nil {
+				return page, in("the item", err)
+			}
+			if st.buf, err = p.read(st.buf, l); err != nil {
+				return page, in("the item", err)
+			}
+			obj := d.newObj()
+			if err := unmarshal(any(obj).(protoUnmarshaler), st.buf); err != nil {
+				return page, err
+			}
+			page.Items = append(page.Items, obj)
+			st.item = -1
+		default:
+			what := fmt.Sprintf("field %d of the list", num)
+			if err := p.skip(wire, what, d.maxObject, end-p.off, "MaxObjectBytes"); err != nil {
+				return page, in(what, err)
+			}
+		}
+		if p.off > end { // a varint ran past the end
+			return page, errors.New("the list: a field runs past its end")
+		}
+	}
+	return page, nil
+}
+
+// checkListKind refuses an envelope that says it holds something else
+// than a list: the kinds of Kubernetes lists end in "List".
+func checkListKind(tm typeMeta) error {
+	if tm.kind != "" && !strings.HasSuffix(tm.kind, "List") {
+		return fmt.Errorf("the response is a %q, not a list", snippet([]byte(tm.kind)))
+	}
+	return nil
+}
+
+// in says where err happened: in what, and for io.ErrUnexpectedEOF that
+// the body ended there. Size errors stay as they are.
+func in(what string, err error) error {
+	var se *sizeError
+	switch {
+	case errors.As(err, &se), errors.Is(err, errLimitReached):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the body ended in the middle of %s (truncated): %w", what, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

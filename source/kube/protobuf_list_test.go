@@ -1,0 +1,292 @@
+package kube
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	pkgruntime "k8s.io/apimachinery/pkg/runtime"
+)
+
+// gzipped compresses b.
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestProtobufListPages lists four pages of PartialObjectMetadata: plain
+// protobuf, gzipped protobuf, 1000 items across many reads, and JSON
+// answered to the protobuf request (as for a custom resource).
+func TestProtobufListPages(t *testing.T) {
+	many := make([]metav1.PartialObjectMetadata, 1000)
+	for i := range many {
+		many[i] = pom("b", fmt.Sprintf("m%04d", i), fmt.Sprint(100+i))
+		many[i].Annotations = map[string]string{"note": strings.Repeat("n", i%300)}
+	}
+	pages := map[string]struct {
+		ct, encoding string
+		body         []byte
+	}{
+		"":   {ctProtobuf, "", pomListBody(t, "50", "c1", pom("a", "x", "7"), pom("a", "y", "8"))},
+		"c1": {ctProtobuf, "gzip", gzipped(pomListBody(t, "50", "c2", pom("a", "z", "9")))},
+		"c2": {ctProtobuf, "gzip", gzipped(pomListBody(t, "50", "c3", many...))},
+		"c3": {"application/json", "", []byte(listJSON("50", "", widgetJSON("c", "w", "11", "red")))},
+	}
+	var accepts []string
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accepts = append(accepts, r.Header.Get("Accept"))
+		p := pages[r.URL.Query().Get("continue")]
+		if p.encoding != "" {
+			w.Header().Set("Content-Encoding", p.encoding)
+		}
+		serveBytes(200, p.ct, p.body)(w, r)
+	}), Options{})
+
+	var got []string
+	opts := informer.ListOptions{Limit: 1000}
+	for range len(pages) {
+		page, err := src.List(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.ResourceVersion != "50" {
+			t.Errorf("resourceVersion %q", page.ResourceVersion)
+		}
+		for _, m := range page.Items {
+			if m.Labels["app"] != "x" || m.Name != "w" && (m.Kind != "PartialObjectMetadata" || m.APIVersion != "meta.k8s.io/v1") {
+				t.Errorf("item %+v", m)
+			}
+			got = append(got, m.Namespace+"/"+m.Name+"@"+m.ResourceVersion)
+		}
+		if opts.Continue = page.Continue; opts.Continue == "" {
+			break
+		}
+	}
+	if len(got) != 1004 || got[0] != "a/x@7" || got[1] != "a/y@8" || got[2] != "a/z@9" || got[3] != "b/m0000@100" ||
+		got[1002] != "b/m0999@1099" || got[1003] != "c/w@11" {
+		t.Errorf("%d items: %v ... %v", len(got), got[:min(4, len(got))], got[max(0, len(got)-2):])
+	}
+	for i, a := range accepts {
+		if a != acceptProtobufMetadataList {
+			t.Errorf("request %d: Accept %q", i, a)
+		}
+	}
+}
+
+// TestProtobufListFullObjects: a Source of a type with generated code
+// that is not PartialObjectMetadata asks for full objects, and keeps the
+// items' kind as the protobuf gives it (none, as in JSON lists).
+func TestProtobufListFullObjects(t *testing.T) {
+	var accept string
+	l := metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: "3"}, Items: []metav1.PartialObjectMetadata{pom("a", "x", "2")}}
+	body := envelope(t, "example.com/v1", "WidgetList", mustMarshal(t, &l))
+	src := newSourceOf[*protoWidget](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept = r.Header.Get("Accept")
+		serveBytes(200, ctProtobuf, body)(w, r)
+	}), Options{})
+	page, err := src.List(t.Context(), informer.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != acceptProtobuf {
+		t.Errorf("Accept %q", accept)
+	}
+	if len(page.Items) != 1 || page.Items[0].Name != "x" || page.Items[0].Kind != "" || page.ResourceVersion != "3" {
+		t.Errorf("page %+v", page)
+	}
+}
+
+// TestProtobufListBadInput serves broken protobuf list responses: each
+// gives a typed error, and no page.
+func TestProtobufListBadInput(t *testing.T) {
+	good := pomListBody(t, "10", "", pom("a", "x", "1"), pom("a", "y", "2"))
+	lastItem := 2 + len(mustMarshal(t, ptr(pom("a", "y", "2")))) // tag, length (1 byte), message
+	// listOf wraps a hand-made list message in an envelope.
+	listOf := func(list ...[]byte) []byte {
+		return envelope(t, "meta.k8s.io/v1", "PartialObjectMetadataList", concat(list...))
+	}
+	field := pbField
+	okItem := field(2, mustMarshal(t, ptr(pom("a", "x", "1"))))
+	unknownWith := func(u pkgruntime.Unknown) []byte { return append([]byte("k8s\x00"), mustMarshal(t, &u)...) }
+	listRaw := mustMarshal(t, &metav1.PartialObjectMetadataList{Items: []metav1.PartialObjectMetadata{pom("a", "x", "1")}})
+	pomList := pkgruntime.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}
+
+	tests := []struct {
+		name     string
+		h        http.HandlerFunc
+		opts     Options
+		jsonOnly bool // a Source of widgets, which have no Unmarshal
+		is       []error
+		msg      string
+	}{
+		{name: "wrong magic", h: serveBytes(200, ctProtobuf, append([]byte("k8s\x01"), good[4:]...)),
+			is: []error{ErrMalformed}, msg: `does not start with the protobuf magic "k8s\x00" (starts "k8s\x01")`},
+		{name: "json sent as protobuf", h: serveBytes(200, ctProtobuf, []byte(listJSON("1", ""))),
+			is: []error{ErrMalformed}, msg: "protobuf magic"},
+		{name: "empty body", h: serveBytes(200, ctProtobuf, nil), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "empty"},
+		{name: "magic only", h: serveBytes(200, ctProtobuf, []byte("k8s\x00")), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "without a list"},
+		{name: "truncated magic", h: serveBytes(200, ctProtobuf, []byte("k8")), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "magic"},
+		{name: "truncated envelope", h: serveBytes(200, ctProtobuf, good[:10]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "TypeMeta"},
+		{name: "truncated item", h: serveBytes(200, ctProtobuf, good[:len(good)-10]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "item 1"},
+		{name: "truncated between items", h: serveBytes(200, ctProtobuf, good[:len(good)-4-lastItem]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "the list"},
+		{name: "truncated in the last field", h: serveBytes(200, ctProtobuf, good[:len(good)-1]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}},
+		{name: "item over MaxObjectBytes", h: serveBytes(200, ctProtobuf, pomListBody(t, "1", "", pom(strings.Repeat("n", 100), "x", "1"))), opts: Options{MaxObjectBytes: 100},
+			is: []error{ErrObjectTooLarge}, msg: "item 0: at byte"},
+		{name: "response over MaxResponseBytes", h: serveBytes(200, ctProtobuf, good), opts: Options{MaxResponseBytes: int64(len(good) - 5)},
+			is: []error{ErrObjectTooLarge}, msg: "MaxResponseBytes"},
+		{name: "item of 2^31 bytes", h: serveBytes(200, ctProtobuf, concat(listHead(t, 1<<31+10),
+			[]byte{0x12, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 2, 3})), // an item field with a length of 1<<31
+			is: []error{ErrObjectTooLarge}, msg: "item 0: at byte"},
+		{name: "item runs past the list", h: serveBytes(200, ctProtobuf, listOf([]byte{0x12, 0x40}, mustMarshal(t, ptr(pom("a", "x", "1"))))),
+			is: []error{ErrMalformed}, msg: "runs past the end"},
+		{name: "item is not a PartialObjectMetadata", h: serveBytes(200, ctProtobuf, listOf(okItem, field(2, []byte{0x0a, 0x05, 'x'}))),
+			is: []error{ErrMalformed}, msg: "item 1"},
+		{name: "group wire type", h: serveBytes(200, ctProtobuf, listOf(okItem, []byte{0x1b, 0x1c})),
+			is: []error{ErrMalformed}, msg: "wire type 3"},
+		{name: "items with the wrong wire type", h: serveBytes(200, ctProtobuf, listOf([]byte{0x10, 0x01})),
+			is: []error{ErrMalformed}, msg: "field 2 has the wire type 0"},
+		{name: "endless varint", h: serveBytes(200, ctProtobuf, listOf(okItem, bytes.Repeat([]byte{0xff}, 11))),
+			is: []error{ErrMalformed}, msg: "varint"},
+		{name: "field number zero after the envelope", h: serveBytes(200, ctProtobuf, append(bytes.Clone(good), 0x00)),
+			is: []error{ErrMalformed}, msg: "invalid field number 0"},
+		{name: "a status, not a list", h: serveBytes(200, ctProtobuf, statusObject(t, 500, "InternalError", "boom")),
+			is: []error{ErrMalformed}, msg: `the response is a "Status", not a list`},
+		{name: "gzip inside the envelope", h: serveBytes(200, ctProtobuf, unknownWith(pkgruntime.Unknown{TypeMeta: pomList, Raw: listRaw, ContentEncoding: "gzip"})),
+			is: []error{ErrMalformed}, msg: `contentEncoding "gzip"`},
+		{name: "json inside the envelope", h: serveBytes(200, ctProtobuf, unknownWith(pkgruntime.Unknown{TypeMeta: pomList, Raw: listRaw, ContentType: "application/json"})),
+			is: []error{ErrMalformed}, msg: `contentType is "application/json"`},
+		{name: "two lists", h: serveBytes(200, ctProtobuf, concat(good, field(2, listRaw))), is: []error{ErrMalformed}, msg: "two lists"},
+		{name: "bad gzip", h: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			serveBytes(200, ctProtobuf, good)(w, r)
+		}, is: []error{ErrMalformed}, msg: "gzip"},
+		{name: "html page with 200", h: serveBytes(200, "text/html; charset=utf-8", []byte("<html><body><h1>Sign in</h1></body></html>")),
+			is: []error{ErrUnexpectedContentType, ErrNotJSON}, msg: "Content-Type text/html; charset=utf-8, not JSON or Kubernetes protobuf; body starts \"<html>"},
+		{name: "protobuf for a type without Unmarshal", h: serveBytes(200, ctProtobuf, good), jsonOnly: true,
+			is: []error{ErrUnexpectedContentType, ErrNotJSON}, msg: "Content-Type application/vnd.kubernetes.protobuf, not JSON;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			var page informer.Page[*metav1.PartialObjectMetadata]
+			if tt.jsonOnly {
+				src, _ := newTestSource(t, tt.h, tt.opts)
+				var wp informer.Page[*widget]
+				wp, err = src.List(t.Context(), informer.ListOptions{})
+				if wp.Items != nil || wp.ResourceVersion != "" {
+					t.Errorf("a page came with the error: %+v", wp)
+				}
+			} else {
+				src := newSourceOf[*metav1.PartialObjectMetadata](t, tt.h, tt.opts)
+				page, err = src.List(t.Context(), informer.ListOptions{})
+			}
+			if err == nil {
+				t.Fatalf("no error; page %+v", page)
+			}
+			t.Log(err)
+			if page.Items != nil || page.ResourceVersion != "" {
+				t.Errorf("a page came with the error: %+v", page)
+			}
+			for _, want := range tt.is {
+				if !errors.Is(err, want) {
+					t.Errorf("error %q is not %v", err, want)
+				}
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q does not mention %q", err, tt.msg)
+			}
+			var de *DecodeError
+			var ce *ContentTypeError
+			if !errors.As(err, &de) && !errors.As(err, &ce) {
+				t.Errorf("error %T is neither a *DecodeError nor a *ContentTypeError", err)
+			}
+			if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) && de != nil {
+				t.Errorf("an error is either too large or malformed: %v", err)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestProtobufListHugeItem serves an item of 50 MiB: the list fails at
+// once from the item's length, allocating little.
+func TestProtobufListHugeItem(t *testing.T) {
+	const huge = 50 << 20
+	var written atomic.Int64
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctProtobuf)
+		head := listHead(t, 2+5+huge+100)
+		head = append(head, 0x12)               // an item ...
+		head = binary.AppendUvarint(head, huge) // ... of 50 MiB
+		w.Write(head)
+		chunk := bytes.Repeat([]byte{0x0a}, 64<<10)
+		for range huge / len(chunk) {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}), Options{MaxObjectBytes: 1 << 20})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := src.List(t.Context(), informer.ListOptions{})
+	runtime.ReadMemStats(&after)
+	var de *DecodeError
+	if !errors.Is(err, ErrObjectTooLarge) || !errors.As(err, &de) || de.Item != 0 || de.Offset > 1<<10 {
+		t.Fatalf("error %v, want ErrObjectTooLarge at item 0 before its bytes", err)
+	}
+	t.Log(err)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("allocated %d MiB for a list refused at its first item", alloc>>20)
+	}
+}
+
+// TestProtobufListHTTPErrors: error responses whose Status is protobuf,
+// as kube-apiserver sends them to a client that asked for protobuf.
+func TestProtobufListHTTPErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		code   int
+		reason metav1.StatusReason
+		msg    string
+		is     error
+	}{
+		{"410", 410, metav1.StatusReasonExpired, "The provided continue parameter is too old", informer.ErrExpired},
+		{"403", 403, metav1.StatusReasonForbidden, `User "bob" cannot list`, ErrForbidden},
+		{"404", 404, metav1.StatusReasonNotFound, "not found", ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := newSourceOf[*protoWidget](t, serveBytes(tt.code, ctProtobuf, statusObject(t, int32(tt.code), tt.reason, tt.msg)), Options{})
+			_, err := src.List(t.Context(), informer.ListOptions{})
+			var ae *APIError
+			if !errors.Is(err, tt.is) || !errors.As(err, &ae) || ae.Code != tt.code || ae.Reason != tt.reason || ae.Message != tt.msg ||
+				ae.Status.Kind != "Status" || ae.Status.APIVersion != "v1" {
+				t.Fatalf("error %#v", err)
+			}
+			t.Log(err)
+		})
+	}
+	// A body that is not a Status in protobuf: its start is the message.
+	src := newSourceOf[*protoWidget](t, serveBytes(500, ctProtobuf, []byte("k8s\x00garbage")), Options{})
+	_, err := src.List(t.Context(), informer.ListOptions{})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Code != 500 || ae.Reason != "" {
+		t.Fatalf("error %#v", err)
+	}
+}

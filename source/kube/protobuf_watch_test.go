@@ -1,0 +1,350 @@
+package kube
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// TestProtobufWatchEvents reads every kind of event from a protobuf
+// watch stream, some frames split across writes.
+func TestProtobufWatchEvents(t *testing.T) {
+	modified := frame(t, "MODIFIED", pomObject(t, pom("a", "w1", "12")))
+	var accept string
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept = r.Header.Get("Accept")
+		streamBytes(
+			frame(t, "ADDED", pomObject(t, pom("a", "w1", "11"))),
+			modified[:3], modified[3:20], modified[20:],
+			frame(t, "BOOKMARK", pomBookmark(t, "13", false)),
+			concat(frame(t, "DELETED", pomObject(t, pom("a", "w1", "15"))), frame(t, "BOOKMARK", pomBookmark(t, "16", true))),
+		)(w, r)
+	}), Options{})
+	w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "10", AllowBookmarks: true})
+	evs, err := collect(t, w)
+	if err != io.EOF {
+		t.Fatalf("end: %v, want io.EOF", err)
+	}
+	want := []struct {
+		typ      informer.EventType
+		rv, name string
+	}{
+		{informer.EventAdded, "11", "w1"},
+		{informer.EventModified, "12", "w1"},
+		{informer.EventBookmark, "13", ""},
+		{informer.EventDeleted, "15", "w1"},
+		{informer.EventInitialEventsEnd, "16", ""},
+	}
+	if len(evs) != len(want) {
+		t.Fatalf("%d events, want %d: %+v", len(evs), len(want), evs)
+	}
+	for i, ev := range evs {
+		name := ""
+		if ev.Object != nil {
+			name = ev.Object.Name
+			if ev.Object.Kind != "PartialObjectMetadata" || ev.Object.APIVersion != "meta.k8s.io/v1" || ev.Object.Labels["app"] != "x" {
+				t.Errorf("event %d: object %+v", i, ev.Object)
+			}
+		}
+		if ev.Type != want[i].typ || ev.ResourceVersion != want[i].rv || name != want[i].name {
+			t.Errorf("event %d: %v %s %q, want %v %s %q", i, ev.Type, ev.ResourceVersion, name, want[i].typ, want[i].rv, want[i].name)
+		}
+	}
+	if accept != acceptProtobufMetadataWatch {
+		t.Errorf("Accept %q", accept)
+	}
+	if _, err := w.Next(); err != io.EOF {
+		t.Errorf("after the end: %v", err)
+	}
+}
+
+// TestProtobufWatchJSONAnswer: a JSON stream answered to a protobuf
+// request is decoded as JSON.
+func TestProtobufWatchJSONAnswer(t *testing.T) {
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, streamHandler(
+		eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")), eventJSON("BOOKMARK", bookmarkJSON("12", true))), Options{})
+	evs, err := collect(t, watchOf(t, src, informer.WatchOptions{}))
+	if err != io.EOF || len(evs) != 2 || evs[0].Object.Name != "w1" || evs[1].Type != informer.EventInitialEventsEnd || evs[1].ResourceVersion != "12" {
+		t.Fatalf("%+v %v", evs, err)
+	}
+}
+
+// TestProtobufWatchBadInput serves broken protobuf watch streams.
+func TestProtobufWatchBadInput(t *testing.T) {
+	good := frame(t, "ADDED", pomObject(t, pom("a", "w1", "11")))
+	unknownWith := func(u runtime.Unknown) []byte { return append([]byte("k8s\x00"), mustMarshal(t, &u)...) }
+	pomTM := runtime.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
+	tests := []struct {
+		name   string
+		chunks [][]byte
+		opts   Options
+		events int     // good events before the error
+		is     []error // what the error matches
+		msg    string
+		// recoverable: the error is for one event, the stream goes on
+		// with one more good event.
+		recoverable bool
+	}{
+		{name: "expired", chunks: [][]byte{good, frame(t, "ERROR", statusObject(t, 410, "Expired", "too old resource version: 5 (10)")), good}, events: 1,
+			is: []error{informer.ErrExpired}, msg: "410 Gone (Expired): too old resource version"},
+		{name: "error that is not a Status", chunks: [][]byte{good, frame(t, "ERROR", pomObject(t, pom("a", "x", "1"))), good}, events: 1,
+			is: []error{ErrMalformed}, msg: `the ERROR event's object is not a Status: the object is a "PartialObjectMetadata"`},
+		{name: "error with a malformed Status", chunks: [][]byte{frame(t, "ERROR", envelope(t, "v1", "Status", []byte{0x0a, 0x09, 0x01})), good},
+			is: []error{ErrMalformed}, msg: "the ERROR event's object is not a Status: *v1.Status.Unmarshal"},
+		{name: "error without magic", chunks: [][]byte{frame(t, "ERROR", []byte("{\"kind\":\"Status\"}"))},
+			is: []error{ErrMalformed}, msg: "protobuf magic"},
+		{name: "error with an empty Status", chunks: [][]byte{frame(t, "ERROR", envelope(t, "v1", "Status", nil))},
+			is: []error{ErrMalformed}, msg: "no object"},
+		{name: "error with a Status without code", chunks: [][]byte{frame(t, "ERROR", envelope(t, "v1", "Status", []byte{}))},
+			is: []error{ErrMalformed}, msg: "no code, reason or message"},
+		{name: "unknown event type", chunks: [][]byte{good, frame(t, "RENAMED", pomObject(t, pom("a", "w1", "12"))), good}, events: 1,
+			is: []error{informer.ErrUnknownEventType, ErrMalformed}, msg: `unknown event type "RENAMED"`, recoverable: true},
+		{name: "no type", chunks: [][]byte{rawFrame(pbField(2, pbField(1, pomObject(t, pom("a", "w1", "12"))))), good},
+			is: []error{ErrMalformed}, msg: `no "type"`, recoverable: true},
+		{name: "no object", chunks: [][]byte{rawFrame(pbField(1, []byte("ADDED"))), good},
+			is: []error{ErrMalformed}, msg: `the "ADDED" event has no "object"`, recoverable: true},
+		{name: "empty frame", chunks: [][]byte{rawFrame(nil), good}, is: []error{ErrMalformed}, msg: `no "type"`, recoverable: true},
+		{name: "object without magic", chunks: [][]byte{frame(t, "MODIFIED", mustMarshal(t, ptr(pom("a", "w1", "12")))), good},
+			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not start with the protobuf magic", recoverable: true},
+		{name: "object that is not a PartialObjectMetadata", chunks: [][]byte{frame(t, "MODIFIED", envelope(t, "v1", "Pod", []byte{0x0a, 0x03, 0x0a, 0x05, 'x'})), good},
+			is: []error{ErrMalformed}, msg: "MODIFIED event's object: *v1.PartialObjectMetadata.Unmarshal", recoverable: true},
+		{name: "object that is a Status", chunks: [][]byte{frame(t, "ADDED", statusObject(t, 500, "InternalError", "boom")), good},
+			is: []error{ErrMalformed}, msg: "the object is a Status", recoverable: true},
+		{name: "object encoded as json", chunks: [][]byte{frame(t, "ADDED", unknownWith(runtime.Unknown{TypeMeta: pomTM, Raw: []byte("{}"), ContentType: "application/json"})), good},
+			is: []error{ErrMalformed}, msg: `contentType is "application/json"`, recoverable: true},
+		{name: "bookmark with a broken object", chunks: [][]byte{frame(t, "BOOKMARK", envelope(t, "v1", "Pod", []byte{0x0a, 0x7f})), good},
+			is: []error{ErrMalformed}, msg: "BOOKMARK event's object", recoverable: true},
+		{name: "truncated frame length", chunks: [][]byte{good, good[:2]}, events: 1,
+			is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
+		{name: "truncated frame", chunks: [][]byte{good, good[:len(good)-5]}, events: 1,
+			is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
+		{name: "frame of 2^31 bytes", chunks: [][]byte{good, {0x80, 0, 0, 0}, good}, events: 1,
+			is: []error{ErrObjectTooLarge}, msg: "the event (a frame of 2147483648 bytes) is larger than the limit of 67108864 bytes"},
+		{name: "frame over MaxObjectBytes", chunks: [][]byte{good, frame(t, "ADDED", pomObject(t, pom("a", strings.Repeat("x", 10000), "1")))}, events: 1,
+			opts: Options{MaxObjectBytes: 1000}, is: []error{ErrObjectTooLarge}, msg: "larger than the limit of 1000 bytes"},
+		{name: "garbage between frames", chunks: [][]byte{good, []byte("\x00\x00\x00\x04junk"), good}, events: 1,
+			is: []error{ErrMalformed}, msg: "the frame is not a WatchEvent"},
+		{name: "text between frames", chunks: [][]byte{good, []byte("garbage\n"), good}, events: 1,
+			is: []error{ErrObjectTooLarge}, msg: "a frame of 1734439522 bytes"},
+		{name: "frame with the magic", chunks: [][]byte{rawFrame(append([]byte("k8s\x00"), good[4:]...))},
+			is: []error{ErrMalformed}, msg: "the frame is not a WatchEvent"},
+		{name: "type with the wrong wire type", chunks: [][]byte{rawFrame([]byte{0x08, 0x01}), good},
+			is: []error{ErrMalformed}, msg: "field 1 has the wire type 0"},
+		{name: "object field runs past the frame", chunks: [][]byte{rawFrame([]byte{0x0a, 0x01, 'A', 0x12, 0x30, 0x0a}), good},
+			is: []error{ErrMalformed}, msg: "runs past the end"},
+		{name: "html", chunks: [][]byte{[]byte("<html><body>oops</body></html>")}, is: []error{ErrObjectTooLarge}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := newSourceOf[*metav1.PartialObjectMetadata](t, streamBytes(tt.chunks...), tt.opts)
+			w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "10"})
+			for i := range tt.events {
+				if ev, err := w.Next(); err != nil || ev.Type != informer.EventAdded {
+					t.Fatalf("event %d: %+v, %v", i, ev, err)
+				}
+			}
+			ev, err := w.Next()
+			if err == nil {
+				t.Fatalf("no error; event %+v", ev)
+			}
+			t.Log(err)
+			if ev.Type != 0 || ev.Object != nil {
+				t.Errorf("an event came with the error: %+v", ev)
+			}
+			for _, want := range tt.is {
+				if !errors.Is(err, want) {
+					t.Errorf("%q is not %v", err, want)
+				}
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("%q does not mention %q", err, tt.msg)
+			}
+			var de *DecodeError
+			var ae *APIError
+			if !errors.As(err, &de) && !errors.As(err, &ae) {
+				t.Errorf("%T is neither a *DecodeError nor an *APIError", err)
+			}
+			if de != nil && de.Recoverable != tt.recoverable {
+				t.Errorf("Recoverable %v", de.Recoverable)
+			}
+			next, err2 := w.Next()
+			if tt.recoverable {
+				if err2 != nil || next.Type != informer.EventAdded || next.Object.Name != "w1" {
+					t.Errorf("after a recoverable error: %+v, %v", next, err2)
+				}
+			} else if err2 != err {
+				t.Errorf("after the stream ended: %+v, %v; want the same error again", next, err2)
+			}
+		})
+	}
+}
+
+// TestProtobufWatchHugeFrame: a frame's length over the limit ends the
+// watch at once, without waiting for (or reading) the frame.
+func TestProtobufWatchHugeFrame(t *testing.T) {
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctProtobufWatch)
+		w.Write(frame(t, "ADDED", pomObject(t, pom("a", "w1", "11"))))
+		w.Write(binary.BigEndian.AppendUint32(nil, 50<<20))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the frame never comes
+	}), Options{MaxObjectBytes: 1 << 20})
+	w := watchOf(t, src, informer.WatchOptions{})
+	done := make(chan struct{})
+	var evs []informer.Event[*metav1.PartialObjectMetadata]
+	var err error
+	go func() {
+		defer close(done)
+		evs, err = collect(t, w)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		w.Close()
+		t.Fatal("the watch waited for the frame")
+	}
+	if len(evs) != 1 || !errors.Is(err, ErrObjectTooLarge) {
+		t.Fatalf("%d events, %v", len(evs), err)
+	}
+}
+
+// TestProtobufWatchErrors: a streaming list refused with a protobuf ERROR
+// event matches ErrWatchListUnsupported; a 403 to the watch request with
+// a protobuf Status is ErrForbidden.
+func TestProtobufWatchErrors(t *testing.T) {
+	msg := "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled"
+	for _, initial := range []bool{true, false} {
+		src := newSourceOf[*metav1.PartialObjectMetadata](t, streamBytes(frame(t, "ERROR", statusObject(t, 500, "InternalError", msg))), Options{})
+		w := watchOf(t, src, informer.WatchOptions{SendInitialEvents: initial})
+		_, err := w.Next()
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Code != 500 || ae.Status.Kind != "Status" || errors.Is(err, informer.ErrWatchListUnsupported) != initial {
+			t.Errorf("initial=%v: %v", initial, err)
+		}
+	}
+	src := newSourceOf[*protoWidget](t, serveBytes(403, ctProtobuf, statusObject(t, 403, "Forbidden", "no watching")), Options{})
+	if _, err := src.Watch(t.Context(), informer.WatchOptions{}); !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "no watching") {
+		t.Errorf("403: %v", err)
+	}
+	src = newSourceOf[*protoWidget](t, serveBytes(200, "text/html", []byte("<html>login</html>")), Options{})
+	if _, err := src.Watch(t.Context(), informer.WatchOptions{}); !errors.Is(err, ErrNotJSON) {
+		t.Errorf("html: %v", err)
+	}
+}
+
+// TestProtobufWatchStallCancel: ending the context unblocks a Next
+// waiting in the middle of a frame; the error wraps the cause.
+func TestProtobufWatchStallCancel(t *testing.T) {
+	good := frame(t, "ADDED", pomObject(t, pom("a", "w1", "11")))
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctProtobufWatch)
+		w.Write(good)
+		w.Write(good[:10])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}), Options{})
+	cause := errors.New("shutting down")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	w, err := src.Watch(ctx, informer.WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Next(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		_, err := w.Next()
+		done <- err
+	}()
+	cancel(cause)
+	err = <-done
+	var de *DecodeError
+	if !errors.Is(err, cause) || errors.As(err, &de) {
+		t.Errorf("Next after cancel: %v, want the cause", err)
+	}
+}
+
+// TestContentTypeOption checks what each Options.ContentType asks for,
+// for each kind of object type, and the settings New refuses.
+func TestContentTypeOption(t *testing.T) {
+	tests := []struct {
+		name        string
+		ct          ContentType
+		new         func(*Config, Options) (contentTypes, error)
+		list, watch string
+		err         error
+	}{
+		{"auto, no Unmarshal", ContentTypeAuto, contentOf[*widget], acceptJSON, acceptJSON, nil},
+		{"auto, metadata", ContentTypeAuto, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
+		{"auto, full objects", ContentTypeAuto, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
+		{"json, no Unmarshal", ContentTypeJSON, contentOf[*widget], acceptJSON, acceptJSON, nil},
+		{"json, metadata", ContentTypeJSON, contentOf[*metav1.PartialObjectMetadata], acceptMetadataList, acceptMetadataWatch, nil},
+		{"json, full objects", ContentTypeJSON, contentOf[*protoWidget], acceptJSON, acceptJSON, nil},
+		{"protobuf, no Unmarshal", ContentTypeProtobuf, contentOf[*widget], "", "", ErrInvalidConfig},
+		{"protobuf, metadata", ContentTypeProtobuf, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
+		{"protobuf, full objects", ContentTypeProtobuf, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
+		{"yaml", "application/yaml", contentOf[*protoWidget], "", "", ErrInvalidConfig},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := tt.new(&Config{Host: "https://127.0.0.1:1"}, Options{ContentType: tt.ct})
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("New: %v, want %v", err, tt.err)
+			}
+			if err != nil {
+				t.Log(err)
+				return
+			}
+			if c.listAccept != tt.list || c.watchAccept != tt.watch {
+				t.Errorf("Accept %q and %q, want %q and %q", c.listAccept, c.watchAccept, tt.list, tt.watch)
+			}
+		})
+	}
+	// What the Accept headers say, spelled out once.
+	if acceptProtobufMetadataList != "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"+
+		"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json" ||
+		acceptProtobuf != "application/vnd.kubernetes.protobuf,application/json" {
+		t.Errorf("Accept headers %q %q", acceptProtobufMetadataList, acceptProtobuf)
+	}
+}
+
+// contentOf makes a Source of T and returns what it asks for.
+func contentOf[T informer.Object](cfg *Config, opts Options) (contentTypes, error) {
+	src, err := New[T](cfg, widgetRes, opts)
+	if err != nil {
+		return contentTypes{}, err
+	}
+	return src.content, nil
+}
+
+// TestProtobufFormatOf classifies Content-Types.
+func TestProtobufFormatOf(t *testing.T) {
+	for ct, want := range map[string]format{
+		"application/json":                                 formatJSON,
+		"application/json; charset=utf-8":                  formatJSON,
+		"application/merge-patch+json":                     formatJSON,
+		"application/vnd.kubernetes.protobuf":              formatProtobuf,
+		"application/vnd.kubernetes.protobuf;stream=watch": formatProtobuf,
+		"Application/Vnd.Kubernetes.Protobuf":              formatProtobuf,
+		"application/vnd.kubernetes.protobuf;":             formatProtobuf,
+		"application/protobuf":                             formatUnknown,
+		"text/html":                                        formatUnknown,
+		"":                                                 formatUnknown,
+		";;":                                               formatUnknown,
+	} {
+		if got := formatOf(ct); got != want {
+			t.Errorf("%q: %v, want %v", ct, got, want)
+		}
+	}
+}
