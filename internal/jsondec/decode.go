@@ -1,0 +1,147 @@
+package jsondec
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// decoder is the state of one Unmarshal call: the input, the read offset,
+// the nesting depth, the first saved (non-fatal) error and scratch space.
+type decoder struct {
+	data  []byte
+	off   int // index of the next byte to read
+	depth int // open arrays and objects
+
+	saved      error // first type error; decoding goes on, as in encoding/json
+	errDepth   int   // depth+1 at which saved was recorded (for the field path)
+	pathStruct bool  // saved's innermost struct is named
+	fatalPath  bool  // a returned error's innermost struct is named
+
+	scratch []byte // unescaped strings
+	fold    []byte // case-folded keys
+}
+
+var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
+
+// Unmarshal decodes the JSON value in data into v, which must be a non-nil
+// pointer, with the semantics of encoding/json.Unmarshal: for any input it
+// fails exactly when encoding/json does, and for valid input it leaves v
+// in the same state. See the package documentation for what is kept and
+// how the errors differ.
+func Unmarshal(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
+	c := rootCodec(rv.Type())
+	d := decoderPool.Get().(*decoder)
+	d.data = data
+	d.off = 0
+	d.depth = 0
+	d.saved = nil
+	d.fatalPath = false
+	err := d.run(c, rv.UnsafePointer())
+	d.data = nil
+	d.saved = nil
+	if cap(d.scratch) > 1<<16 {
+		d.scratch = nil
+	}
+	decoderPool.Put(d)
+	return err
+}
+
+func (d *decoder) run(c *codec, p unsafe.Pointer) error {
+	i := skipWS(d.data, 0)
+	if i >= len(d.data) {
+		return errEOF(len(d.data))
+	}
+	d.off = i
+	if err := c.dec(d, p); err != nil {
+		return err
+	}
+	if i := skipWS(d.data, d.off); i < len(d.data) {
+		return errChar(i, d.data[i], "after top-level value")
+	}
+	return d.saved
+}
+
+// ws skips white space and returns the next byte, or an EOF error.
+func (d *decoder) ws() (byte, error) {
+	i := d.off
+	data := d.data
+	for i < len(data) {
+		if c := data[i]; !isSpace(c) {
+			d.off = i
+			return c, nil
+		}
+		i++
+	}
+	d.off = i
+	return 0, errEOF(len(data))
+}
+
+// skip checks and skips the value at d.off.
+func (d *decoder) skip() error {
+	end, err := skipValue(d.data, d.off, d.depth)
+	if err != nil {
+		return err
+	}
+	d.off = end
+	return nil
+}
+
+// null consumes the literal null at d.off (whose first byte is 'n').
+func (d *decoder) null() error {
+	data, i := d.data, d.off
+	if i+4 <= len(data) && data[i+1] == 'u' && data[i+2] == 'l' && data[i+3] == 'l' {
+		d.off = i + 4
+		return nil
+	}
+	_, err := skipLiteral(data, i, "null")
+	return err
+}
+
+// mismatch skips a value that cannot be stored in a t and saves the type
+// error, as encoding/json does.
+func (d *decoder) mismatch(t reflect.Type) error {
+	start := d.off
+	if err := d.skip(); err != nil {
+		return err
+	}
+	d.saveTypeError(jsonKind(d.data[start]), t, start)
+	return nil
+}
+
+// open enters an array or object whose first byte is at d.off.
+func (d *decoder) open() error {
+	d.depth++
+	if d.depth > maxDepth {
+		return errDepth(d.off)
+	}
+	d.off++
+	return nil
+}
+
+// raw checks and consumes the value at d.off and returns its bytes.
+func (d *decoder) raw() ([]byte, error) {
+	start := d.off
+	if err := d.skip(); err != nil {
+		return nil, err
+	}
+	return d.data[start:d.off], nil
+}
+
+// strict runs c in a mode where a type error is returned at once instead
+// of being saved, as a nested json.Unmarshal inside an UnmarshalJSON does.
+func (d *decoder) strict(c *codec, p unsafe.Pointer) error {
+	saved := d.saved
+	d.saved = nil
+	err := c.dec(d, p)
+	if err == nil && d.saved != nil {
+		err = d.saved
+	}
+	d.saved = saved
+	return err
+}

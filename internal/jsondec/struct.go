@@ -1,0 +1,267 @@
+package jsondec
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"reflect"
+	"unsafe"
+)
+
+// field is a compiled struct field.
+type field struct {
+	name   string
+	folded []byte
+	offset uintptr // from the innermost struct of the path
+	embeds []embedStep
+	codec  *codec
+}
+
+// embedStep is an embedded pointer on the way to a promoted field.
+type embedStep struct {
+	offset   uintptr // of the pointer field in the struct that holds it
+	elem     reflect.Type
+	settable bool // false for a pointer to an unexported struct type
+}
+
+// structCodec decodes a JSON object into a struct. Keys are looked up by
+// exact name through a small perfect hash (no allocation), then, on a
+// miss, by case-folded name like encoding/json.
+type structCodec struct {
+	typ    reflect.Type
+	fields []field
+	slots  []uint8 // perfect hash: field index+1, 0 when empty
+	mul    uint32
+	shift  uint32
+	byName map[string]int // when no perfect hash was found
+}
+
+func (b *builder) structDec(t reflect.Type) decFunc {
+	jf := typeFields(t)
+	s := &structCodec{typ: t, fields: make([]field, len(jf))}
+	for i, f := range jf {
+		cf := &s.fields[i]
+		cf.name = f.name
+		cf.folded = appendFolded(nil, []byte(f.name))
+		// Walk the index path: sum offsets, note embedded pointers.
+		st := t
+		for k, ix := range f.index {
+			if st.Kind() == reflect.Pointer {
+				st = st.Elem()
+			}
+			sf := st.Field(ix)
+			if k < len(f.index)-1 && sf.Type.Kind() == reflect.Pointer {
+				cf.embeds = append(cf.embeds, embedStep{
+					offset:   cf.offset + sf.Offset,
+					elem:     sf.Type.Elem(),
+					settable: sf.IsExported(),
+				})
+				cf.offset = 0
+			} else {
+				cf.offset += sf.Offset
+			}
+			st = sf.Type
+		}
+		switch {
+		case f.quoted:
+			cf.codec = &codec{typ: f.typ, dec: quotedDec(f.typ)}
+		case f.roEmbed && f.typ.Kind() == reflect.Pointer:
+			cf.codec = &codec{typ: f.typ, dec: b.roEmbedPtrDec(f.typ)}
+		case f.roEmbed:
+			cf.codec = b.get(f.typ, kindOnly)
+		default:
+			cf.codec = b.get(f.typ, full)
+		}
+	}
+	s.buildTable()
+	return s.dec
+}
+
+// keyHash mixes a key's length and three of its bytes.
+func keyHash(k []byte) uint32 {
+	n := len(k)
+	if n == 0 {
+		return 0
+	}
+	return uint32(n) | uint32(k[0])<<8 | uint32(k[n-1])<<16 | uint32(k[n>>1])<<24
+}
+
+// buildTable looks for a multiplier that sends every field name to its
+// own slot of a table of 2 to 8 times the field count.
+func (s *structCodec) buildTable() {
+	n := len(s.fields)
+	if n == 0 {
+		return
+	}
+	if n > 255 {
+		s.byName = map[string]int{}
+		for i, f := range s.fields {
+			s.byName[f.name] = i
+		}
+		return
+	}
+	hashes := make([]uint32, n)
+	for i, f := range s.fields {
+		hashes[i] = keyHash([]byte(f.name))
+	}
+	seed := uint32(0x9E3779B1)
+	for size := bits.Len(uint(n)) + 1; size <= bits.Len(uint(n))+3; size++ {
+		slots := make([]uint8, 1<<size)
+		shift := uint32(32 - size)
+	try:
+		for attempt := 0; attempt < 200; attempt++ {
+			mul := seed | 1
+			seed = seed*1664525 + 1013904223
+			clear(slots)
+			for i, h := range hashes {
+				j := (h * mul) >> shift
+				if slots[j] != 0 {
+					continue try
+				}
+				slots[j] = uint8(i + 1)
+			}
+			s.slots, s.mul, s.shift = slots, mul, shift
+			return
+		}
+	}
+	s.byName = map[string]int{}
+	for i, f := range s.fields {
+		s.byName[f.name] = i
+	}
+}
+
+// lookup finds the field for key: exact name first, then the first field
+// (in struct order) whose name equals key under case folding.
+func (s *structCodec) lookup(d *decoder, key []byte) *field {
+	if s.slots != nil {
+		if ix := s.slots[(keyHash(key)*s.mul)>>s.shift]; ix != 0 {
+			if f := &s.fields[ix-1]; string(key) == f.name {
+				return f
+			}
+		}
+	} else if i, ok := s.byName[string(key)]; ok {
+		return &s.fields[i]
+	}
+	if len(s.fields) == 0 {
+		return nil
+	}
+	d.fold = appendFolded(d.fold[:0], key)
+	for i := range s.fields {
+		if f := &s.fields[i]; bytes.Equal(f.folded, d.fold) {
+			return f
+		}
+	}
+	return nil
+}
+
+func (s *structCodec) dec(d *decoder, p ptr) error {
+	c := d.data[d.off]
+	if c != '{' {
+		if c == 'n' {
+			return d.null()
+		}
+		return d.mismatch(s.typ)
+	}
+	if err := d.open(); err != nil {
+		return err
+	}
+	depth := d.depth
+	c, err := d.ws()
+	if err != nil {
+		return err
+	}
+	if c == '}' {
+		d.off++
+		d.depth--
+		return nil
+	}
+	for {
+		if c != '"' {
+			return errChar(d.off, c, "looking for beginning of object key string")
+		}
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		f := s.lookup(d, key)
+		if err := d.colon(); err != nil {
+			return err
+		}
+		if f == nil {
+			err = d.skip()
+		} else {
+			fp := p
+			if f.embeds != nil {
+				fp = s.embedded(d, f, p)
+			}
+			if fp == nil {
+				err = d.skip()
+			} else {
+				err = f.codec.dec(d, unsafe.Add(fp, f.offset))
+				if err != nil {
+					addPath(err, s.typ, f.name, &d.fatalPath)
+				} else if d.saved != nil && d.errDepth > depth {
+					addPath(d.saved, s.typ, f.name, &d.pathStruct)
+					d.errDepth = depth
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if c, err = d.ws(); err != nil {
+			return err
+		}
+		if c == ',' {
+			d.off++
+			if c, err = d.ws(); err != nil {
+				return err
+			}
+			continue
+		}
+		if c == '}' {
+			d.off++
+			d.depth--
+			return nil
+		}
+		return errChar(d.off, c, "after object key:value pair")
+	}
+}
+
+// embedded follows f's embedded pointers from p, allocating nil ones; it
+// returns nil (and saves encoding/json's error) at a nil pointer to an
+// unexported struct type, which cannot be allocated.
+func (s *structCodec) embedded(d *decoder, f *field, p ptr) ptr {
+	for _, e := range f.embeds {
+		pp := unsafe.Add(p, e.offset)
+		q := *(*unsafe.Pointer)(pp)
+		if q == nil {
+			if !e.settable {
+				d.saveError(fmt.Errorf("json: cannot set embedded pointer to unexported struct: %v", e.elem))
+				return nil
+			}
+			q = reflect.New(e.elem).UnsafePointer()
+			*(*unsafe.Pointer)(pp) = q
+		}
+		p = q
+	}
+	return p
+}
+
+// roEmbedPtrDec decodes a tagged embedded pointer to an unexported struct
+// type. encoding/json cannot allocate it (it panics); here a nil one is
+// skipped with an error, a non-nil one is decoded into.
+func (b *builder) roEmbedPtrDec(t reflect.Type) decFunc {
+	c := b.get(t.Elem(), kindOnly)
+	return func(d *decoder, p ptr) error {
+		e := *(*unsafe.Pointer)(p)
+		if d.data[d.off] == 'n' {
+			return d.null()
+		}
+		if e == nil {
+			d.saveError(fmt.Errorf("json: cannot set embedded pointer to unexported struct: %v", t.Elem()))
+			return d.skip()
+		}
+		return c.dec(d, e)
+	}
+}
