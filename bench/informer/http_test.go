@@ -14,19 +14,21 @@ type pod = *corev1.Pod
 
 // newPodInformer is ours over kube.Source: kube.New with default Options
 // (pages of 500, 50 requests/s with bursts of 100) and informer.New with
-// default Options (no streaming list; a namespace index).
-func newPodInformer(tb testing.TB, host string) *informer.Informer[pod] {
+// default Options (a namespace index), but for the mode: a streaming list
+// first in the json-watchlist mode (ReflectorOptions.WatchList).
+func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer.Informer[pod] {
 	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	o := informer.Options[pod]{Logger: opts().Logger}
+	o.Reflector.WatchList = mode.WatchList
 	return informer.New[pod](src, o)
 }
 
 func BenchmarkHTTPPods(b *testing.B) {
-	workload.HTTPPods(b, func(host string, updates *workload.Counter) workload.PodClient {
-		inf := newPodInformer(b, host)
+	workload.HTTPPods(b, func(host string, mode workload.PodMode, updates *workload.Counter) workload.PodClient {
+		inf := newPodInformer(b, host, mode)
 		if _, err := inf.AddHandler(informer.HandlerFuncs[pod]{
 			UpdateFunc: func(_, _ pod) { updates.Hit() },
 		}, informer.HandlerOptions{}); err != nil {

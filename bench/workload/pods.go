@@ -15,12 +15,14 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Quick reports whether the benchmarks run in quick mode (BENCH_QUICK set,
@@ -78,13 +80,19 @@ var thePodWriter = newPodWriter()
 func AppendPod(buf []byte, i, rv int) []byte {
 	p := thePodWriter
 	buf = append(buf, p.seg[0]...)
-	buf = fmt.Appendf(buf, "web-7c5ddbdf54-%06d", i)
+	buf = append(buf, podName(i)...)
 	buf = append(buf, p.seg[1]...)
-	buf = fmt.Appendf(buf, "0d5c%04x-1b2a-4c3d-8e9f-%012x", i&0xffff, i)
+	buf = append(buf, podUID(i)...)
 	buf = append(buf, p.seg[2]...)
 	buf = strconv.AppendInt(buf, int64(rv), 10)
 	return append(buf, p.seg[3]...)
 }
+
+// podName is the name of pod number i.
+func podName(i int) string { return fmt.Sprintf("web-7c5ddbdf54-%06d", i) }
+
+// podUID is the uid of pod number i.
+func podUID(i int) string { return fmt.Sprintf("0d5c%04x-1b2a-4c3d-8e9f-%012x", i&0xffff, i) }
 
 // DecodePods decodes pods 0..n-1 from their JSON (encoding/json) into a
 // map by namespace/name: the floor of what holding them costs.
@@ -102,30 +110,63 @@ func DecodePods(n int) (map[string]*corev1.Pod, error) {
 	return m, nil
 }
 
+// PodMode is one way of serving and fetching the pods of HTTPPods, a
+// sub-benchmark of its own.
+type PodMode struct {
+	// Name names the sub-benchmark.
+	Name string
+	// WatchList makes the server serve streaming lists (a watch with
+	// sendInitialEvents=true: an ADDED event per pod, then the bookmark
+	// marking the end of the initial events), as kube-apiserver does with
+	// its WatchList feature on; otherwise it refuses them with 422 Invalid,
+	// as with the feature off, and a client that tries one falls back to
+	// LIST. Clients try a streaming list in this mode (client-go does by
+	// default in both).
+	WatchList bool
+	// Protobuf makes the clients ask for application/vnd.kubernetes.protobuf
+	// (the server answers in what the Accept header asks for first).
+	Protobuf bool
+}
+
+// PodModes are the modes HTTPPods runs, in order.
+var PodModes = []PodMode{
+	{Name: "json"},
+	{Name: "json-watchlist", WatchList: true},
+	{Name: "protobuf", Protobuf: true},
+}
+
 // PodServer plays kube-apiserver for /api/v1/pods over loopback HTTP: a
 // list of n pods in pages (limit/continue), at resourceVersion PodListRV;
 // and a watch whose first connection, once StartEvents is called, streams
 // events MODIFIED events round-robin over the pods, with increasing
 // resourceVersions, then stays open without news. Later watches stay
-// silent. Pods are written from PodJSON as they are served, so the server
-// holds none of them (its heap stays out of the clients' measurements).
+// silent. Pods are written from PodJSON as they are served (in JSON, or
+// re-encoded in protobuf from one decoded template when the Accept header
+// asks for application/vnd.kubernetes.protobuf first), so the server holds
+// none of them (its heap stays out of the clients' measurements).
 //
-// It refuses streaming lists (a watch with sendInitialEvents=true) with
-// 422 Invalid, as a server with the WatchList feature off does, so a
-// client that tries one falls back to LIST.
+// Streaming lists are served or refused as PodMode.WatchList says.
 type PodServer struct {
 	*httptest.Server
 	n, events int
+	mode      PodMode
 	start     chan struct{}
 	startOnce sync.Once
 	watches   atomic.Int32
-	// Lists counts list requests (pages), Refused refused streaming lists.
-	Lists, Refused atomic.Int32
+	// Lists counts list requests (pages), Refused refused streaming lists,
+	// Streamed served streaming lists, ProtobufRequests the requests
+	// answered in protobuf.
+	Lists, Refused, Streamed, ProtobufRequests atomic.Int32
 }
 
-// NewPodServer starts a PodServer; Close it.
+// NewPodServer starts a PodServer in the mode {Name: "json"}; Close it.
 func NewPodServer(n, events int) *PodServer {
-	s := &PodServer{n: n, events: events, start: make(chan struct{})}
+	return NewPodServerMode(n, events, PodMode{Name: "json"})
+}
+
+// NewPodServerMode starts a PodServer in the given mode; Close it.
+func NewPodServerMode(n, events int, mode PodMode) *PodServer {
+	s := &PodServer{n: n, events: events, mode: mode, start: make(chan struct{})}
 	s.Server = httptest.NewServer(s)
 	return s
 }
@@ -142,16 +183,32 @@ func (s *PodServer) Close() {
 
 const watchListRefusal = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","field":"sendInitialEvents"}]},"code":422}`
 
+// Content types of the server's answers.
+const (
+	ctJSON          = "application/json"
+	ctProtobuf      = "application/vnd.kubernetes.protobuf"
+	ctProtobufWatch = "application/vnd.kubernetes.protobuf;stream=watch"
+)
+
+// wantsProtobuf reports whether an Accept header asks for protobuf first.
+func wantsProtobuf(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	return strings.HasPrefix(strings.TrimSpace(first), ctProtobuf)
+}
+
 func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/api/v1/pods" {
 		http.NotFound(w, r)
 		return
 	}
 	q := r.URL.Query()
-	w.Header().Set("Content-Type", "application/json")
+	pb := wantsProtobuf(r.Header.Get("Accept"))
+	if pb {
+		s.ProtobufRequests.Add(1)
+	}
 	watch := q.Get("watch")
 	if watch != "" && watch != "0" && watch != "false" {
-		s.watch(w, r)
+		s.watch(w, r, pb)
 		return
 	}
 	s.Lists.Add(1)
@@ -165,6 +222,12 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if to < s.n {
 		cont = strconv.Itoa(to)
 	}
+	if pb {
+		w.Header().Set("Content-Type", ctProtobuf)
+		w.Write(appendProtobufPodList(nil, from, to, cont))
+		return
+	}
+	w.Header().Set("Content-Type", ctJSON)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"%d","continue":%q},"items":[`, PodListRV, cont)
 	var buf []byte
@@ -179,12 +242,19 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bw.Flush()
 }
 
-func (s *PodServer) watch(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Query().Get("sendInitialEvents") == "true" {
+func (s *PodServer) watch(w http.ResponseWriter, r *http.Request, pb bool) {
+	initial := r.URL.Query().Get("sendInitialEvents") == "true"
+	if initial && !s.mode.WatchList {
 		s.Refused.Add(1)
+		w.Header().Set("Content-Type", ctJSON)
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		io.WriteString(w, watchListRefusal)
 		return
+	}
+	if pb {
+		w.Header().Set("Content-Type", ctProtobufWatch)
+	} else {
+		w.Header().Set("Content-Type", ctJSON)
 	}
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
@@ -192,24 +262,73 @@ func (s *PodServer) watch(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // later watches stay silent
 		return
 	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	ew := eventWriter{bw: bw, pb: pb}
+	if initial {
+		s.Streamed.Add(1)
+		for i := range s.n {
+			if !ew.pod("ADDED", i, i+1) {
+				return
+			}
+		}
+		if !ew.initialEventsEnd() {
+			return
+		}
+		bw.Flush()
+		w.(http.Flusher).Flush()
+	}
 	select {
 	case <-s.start:
 	case <-r.Context().Done():
 		return
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf []byte
 	for e := range s.events {
-		buf = append(buf[:0], `{"type":"MODIFIED","object":`...)
-		buf = AppendPod(buf, e%s.n, PodListRV+1+e)
-		buf = append(buf, "}\n"...)
-		if _, err := bw.Write(buf); err != nil {
+		if !ew.pod("MODIFIED", e%s.n, PodListRV+1+e) {
 			return
 		}
 	}
 	bw.Flush()
 	w.(http.Flusher).Flush()
 	<-r.Context().Done()
+}
+
+// eventWriter writes watch events, in JSON lines or in protobuf frames.
+type eventWriter struct {
+	bw            *bufio.Writer
+	pb            bool
+	buf, obj, msg []byte
+}
+
+// pod writes an event of pod i at resourceVersion rv; false when the
+// connection failed.
+func (e *eventWriter) pod(typ string, i, rv int) bool {
+	if e.pb {
+		e.msg = appendProtobufPod(e.msg[:0], i, rv)
+		e.obj = appendUnknown(e.obj[:0], "Pod", e.msg)
+		e.buf = appendProtobufEvent(e.buf[:0], typ, e.obj)
+	} else {
+		e.buf = append(append(append(e.buf[:0], `{"type":"`...), typ...), `","object":`...)
+		e.buf = AppendPod(e.buf, i, rv)
+		e.buf = append(e.buf, "}\n"...)
+	}
+	_, err := e.bw.Write(e.buf)
+	return err == nil
+}
+
+// initialEventsEnd writes the bookmark that ends a streaming list's
+// initial events, at PodListRV.
+func (e *eventWriter) initialEventsEnd() bool {
+	if e.pb {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			ResourceVersion: strconv.Itoa(PodListRV),
+			Annotations:     map[string]string{"k8s.io/initial-events-end": "true"},
+		}}
+		e.buf = appendProtobufEvent(e.buf[:0], "BOOKMARK", appendProtobufObject(nil, "Pod", p))
+	} else {
+		e.buf = fmt.Appendf(e.buf[:0], `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%d","annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", PodListRV)
+	}
+	_, err := e.bw.Write(e.buf)
+	return err == nil
 }
 
 // HeapSampler records the largest HeapAlloc seen, sampled every
@@ -261,24 +380,32 @@ type PodClient struct {
 	Len func() int
 }
 
-// HTTPPods is the HTTPPods benchmark: per op, a fresh PodServer and
-// informer (newClient builds it, with an update handler that hits
-// updates); timed: the sync of the list, then the MODIFIED events until
-// the handler has seen them all. It reports watchlists-refused (streaming
-// lists the client tried and the server refused, per op) and, for the sync: sync-ms,
+// HTTPPods is the HTTPPods benchmark, a sub-benchmark per PodMode: per
+// op, a fresh PodServer in that mode and informer (newClient builds it for
+// the mode, with an update handler that hits updates); timed: the sync of
+// the list, then the MODIFIED events until the handler has seen them all.
+// It reports watchlists-refused and watchlists-served (streaming lists the
+// client tried and the server refused or served, per op), protobuf-requests
+// (requests answered in protobuf, per op) and, for the sync: sync-ms,
 // pods/s, allocs/pod and B/pod (all goroutines, the server's included),
 // B-held/pod (live heap after two GCs, minus before, per pod), peak-MiB
 // (the largest HeapAlloc sampled every ms during the sync, minus the live
 // heap before) and peak/held (that peak over the live heap held after the
 // sync); for the watch: ns/event, events/s, allocs/event and B/event.
-func HTTPPods(b *testing.B, newClient func(host string, updates *Counter) PodClient) {
+func HTTPPods(b *testing.B, newClient func(host string, mode PodMode, updates *Counter) PodClient) {
+	for _, mode := range PodModes {
+		b.Run(mode.Name, func(b *testing.B) { httpPods(b, mode, newClient) })
+	}
+}
+
+func httpPods(b *testing.B, mode PodMode, newClient func(host string, mode PodMode, updates *Counter) PodClient) {
 	pods, events := HTTPPodSizes()
 	b.StopTimer()
-	var refused, syncNs, watchNs, syncAllocs, syncBytes, held, peak, watchAllocs, watchBytes float64
+	var refused, streamed, protobufs, syncNs, watchNs, syncAllocs, syncBytes, held, peak, watchAllocs, watchBytes float64
 	for range b.N {
-		srv := NewPodServer(pods, events)
+		srv := NewPodServerMode(pods, events, mode)
 		updates := NewCounter(events)
-		c := newClient(srv.URL, updates)
+		c := newClient(srv.URL, mode, updates)
 		ctx, cancel := context.WithCancel(context.Background())
 
 		base := LiveHeap()
@@ -319,10 +446,14 @@ func HTTPPods(b *testing.B, newClient func(host string, updates *Counter) PodCli
 		stop()
 		srv.Close()
 		refused += float64(srv.Refused.Load())
+		streamed += float64(srv.Streamed.Load())
+		protobufs += float64(srv.ProtobufRequests.Load())
 	}
 	np, ne := float64(b.N)*float64(pods), float64(b.N)*float64(events)
 	b.ReportMetric(syncNs/float64(b.N)/1e6, "sync-ms")
 	b.ReportMetric(refused/float64(b.N), "watchlists-refused")
+	b.ReportMetric(streamed/float64(b.N), "watchlists-served")
+	b.ReportMetric(protobufs/float64(b.N), "protobuf-requests")
 	b.ReportMetric(np*1e9/syncNs, "pods/s")
 	b.ReportMetric(syncAllocs/np, "allocs/pod")
 	b.ReportMetric(syncBytes/np, "B/pod")
