@@ -14,10 +14,16 @@ type pod = *corev1.Pod
 
 // newPodInformer is ours over kube.Source: kube.New with default Options
 // (pages of 500, 50 requests/s with bursts of 100) and informer.New with
-// default Options (a namespace index), but for the mode: a streaming list
-// first in the json-watchlist mode (ReflectorOptions.WatchList).
+// default Options (a namespace index), but for the mode: the content type
+// set explicitly (JSON, or protobuf, which the default, ContentTypeAuto,
+// would choose for *corev1.Pod), and a streaming list first in the
+// json-watchlist mode (ReflectorOptions.WatchList).
 func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer.Informer[pod] {
-	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{})
+	ct := kube.ContentTypeJSON
+	if mode.Protobuf {
+		ct = kube.ContentTypeProtobuf
+	}
+	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: ct})
 	if err != nil {
 		tb.Fatal(err)
 	}
