@@ -56,7 +56,7 @@ func main() {
 			return len(m), m
 		}
 	case "informer":
-		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{})
+		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: kube.ContentTypeJSON})
 		check(err)
 		inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		hold = func() (int, any) {
@@ -65,7 +65,7 @@ func main() {
 			return len(inf.Lister().List(nil)), inf
 		}
 	case "client-go":
-		// As in bench/clientgo's HTTPPods: JSON, and our source's QPS and burst.
+		// As in bench/clientgo's HTTPPods (json mode): JSON, and our source's QPS and burst.
 		cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/json"}, QPS: 50, Burst: 100})
 		check(err)
 		factory := informers.NewSharedInformerFactory(cs, 0)
