@@ -3,7 +3,6 @@ package kube
 import (
 	"compress/flate"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,15 +34,6 @@ type limitReader struct {
 // replace it by a *sizeError.
 var errLimit = errors.New("kube: read limit")
 
-// setBudget lets the reader go up to budget bytes past offset (where the
-// decoder stands), or to the total limit, whichever comes first.
-func (l *limitReader) setBudget(offset, budget int64) {
-	l.limit = offset + budget
-	if l.total > 0 && l.limit > l.total {
-		l.limit = l.total
-	}
-}
-
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.n >= l.limit {
 		return 0, errLimit
@@ -73,34 +63,6 @@ func (e *sizeError) Error() string {
 
 // Is makes errors.Is(err, ErrObjectTooLarge) true.
 func (e *sizeError) Is(target error) bool { return target == ErrObjectTooLarge }
-
-// readError turns an error of the json.Decoder into what a decoder
-// reports: a *sizeError for a refused read (what names the value being
-// read, budget the limit on it), io.ErrUnexpectedEOF explained, or err.
-func (l *limitReader) readError(err error, what string, budget int64) error {
-	switch {
-	case errors.Is(err, errLimit):
-		if l.total > 0 && l.n >= l.total {
-			return &sizeError{what: "the response", limit: l.total, option: "MaxResponseBytes"}
-		}
-		return &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return fmt.Errorf("the body ended in the middle of a value (truncated): %w", io.ErrUnexpectedEOF)
-	}
-	return err
-}
-
-// broken reports whether err, returned by a json.Decoder reading from l,
-// leaves the decoder unable to go on: invalid or truncated JSON, a failed
-// or refused read. The other errors (a valid value that does not fit its
-// Go type, an UnmarshalJSON method's complaint) are about one complete
-// value, after which the decoder stands at the next one.
-func (l *limitReader) broken(err error) bool {
-	var syn *json.SyntaxError
-	var ge *gzipError
-	return l.ioErr != nil || errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, io.EOF) || errors.Is(err, errLimit) || errors.As(err, &ge)
-}
 
 // isJSONContentType reports whether a Content-Type is JSON:
 // application/json or application/*+json, with any parameters.
@@ -190,27 +152,4 @@ func objectFactory[T informer.Object]() (func() T, error) {
 	}
 	elem := t.Elem()
 	return func() T { return reflect.New(elem).Interface().(T) }, nil
-}
-
-// describeToken names a JSON token for an error message.
-func describeToken(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		switch v {
-		case '{':
-			return "an object"
-		case '[':
-			return "an array"
-		}
-		return fmt.Sprintf("%q", string(v))
-	case string:
-		return fmt.Sprintf("the string %q", snippet([]byte(v)))
-	case nil:
-		return "null"
-	case bool:
-		return fmt.Sprintf("the boolean %v", v)
-	case float64, json.Number:
-		return fmt.Sprintf("the number %v", v)
-	}
-	return fmt.Sprintf("%v", tok)
 }

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,117 +112,9 @@ type listDecoder[T informer.Object] struct {
 // decode reads a whole list response from r; hint is the expected number
 // of items. On an error, the page is empty: a list is all or nothing.
 func (d *listDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], error) {
-	page, err := d.decodePage(r, hint)
+	page, err := d.decodeStream(r, hint)
 	if err != nil {
 		return informer.Page[T]{}, err
-	}
-	return page, nil
-}
-
-func (d *listDecoder[T]) decodePage(r io.Reader, hint int) (informer.Page[T], error) {
-	var page informer.Page[T]
-	lr := &limitReader{r: r, total: d.maxTotal}
-	dec := json.NewDecoder(lr)
-	item := -1
-	fail := func(err error) error {
-		if lr.ioErr != nil {
-			return fmt.Errorf("kube: list %s: reading the response: %w", d.res, lr.ioErr)
-		}
-		return &DecodeError{Op: "list", Resource: d.res, Offset: dec.InputOffset(), Item: item, Err: err}
-	}
-	// token reads the next token within the budget.
-	token := func(what string) (json.Token, error) {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fail(lr.readError(err, what, d.maxObject))
-		}
-		return tok, nil
-	}
-
-	lr.setBudget(0, d.maxObject)
-	tok, err := dec.Token()
-	if err == io.EOF && lr.ioErr == nil {
-		return page, fail(fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF))
-	}
-	if err != nil {
-		return page, fail(lr.readError(err, "the list", d.maxObject))
-	}
-	if tok != json.Delim('{') {
-		return page, fail(fmt.Errorf("the response is %s, not a JSON list object", describeToken(tok)))
-	}
-	sawItems := false
-	for {
-		lr.setBudget(dec.InputOffset(), d.maxObject)
-		if !dec.More() {
-			break
-		}
-		tok, err := token("a field name")
-		if err != nil {
-			return page, err
-		}
-		switch key, _ := tok.(string); key {
-		case "metadata":
-			var m listMeta
-			if err := dec.Decode(&m); err != nil {
-				return page, fail(fmt.Errorf("the list's metadata: %w", lr.readError(err, "the list's metadata", d.maxObject)))
-			}
-			page.ResourceVersion, page.Continue = m.ResourceVersion, m.Continue
-		case "items":
-			if sawItems {
-				return page, fail(errors.New(`"items" appears twice`))
-			}
-			sawItems = true
-			tok, err := token("items")
-			if err != nil {
-				return page, err
-			}
-			if tok == nil {
-				continue // null: no items
-			}
-			if tok != json.Delim('[') {
-				return page, fail(fmt.Errorf(`"items" is %s, not an array`, describeToken(tok)))
-			}
-			page.Items = make([]T, 0, max(hint, 0))
-			for item = 0; ; item++ {
-				lr.setBudget(dec.InputOffset(), d.maxObject)
-				if !dec.More() {
-					break
-				}
-				obj := d.newObj()
-				if err := dec.Decode(obj); err != nil {
-					return page, fail(lr.readError(err, "the item", d.maxObject))
-				}
-				page.Items = append(page.Items, obj)
-			}
-			item = -1
-			if tok, err := token("items"); err != nil {
-				return page, err
-			} else if tok != json.Delim(']') {
-				return page, fail(fmt.Errorf("expected the end of items, found %s", describeToken(tok)))
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return page, fail(lr.readError(err, fmt.Sprintf("the field %q", key), d.maxObject))
-			}
-		}
-	}
-	if tok, err := token("the list"); err != nil {
-		return page, err
-	} else if tok != json.Delim('}') {
-		return page, fail(fmt.Errorf("expected the end of the list, found %s", describeToken(tok)))
-	}
-	if !sawItems {
-		return page, fail(errors.New(`the response has no "items": not a list`))
-	}
-	// Nothing may follow the list; reading to the end also lets the
-	// connection be reused.
-	lr.setBudget(dec.InputOffset(), d.maxObject)
-	if tok, err := dec.Token(); err != io.EOF {
-		if err != nil {
-			return page, fail(lr.readError(err, "data after the list", d.maxObject))
-		}
-		return page, fail(fmt.Errorf("data after the list: %s", describeToken(tok)))
 	}
 	return page, nil
 }

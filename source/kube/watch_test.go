@@ -134,7 +134,7 @@ func TestWatchBadInput(t *testing.T) {
 		{name: "no type", chunks: []string{`{"object":{}}`, good}, is: []error{ErrMalformed}, msg: `no "type"`, recoverable: true},
 		{name: "no object", chunks: []string{`{"type":"ADDED"}`, good}, is: []error{ErrMalformed}, msg: `ADDED event has no "object"`, recoverable: true},
 		{name: "type is a number", chunks: []string{`{"type":7,"object":{}}`, good}, is: []error{ErrMalformed}, msg: "the event type is the number 7", recoverable: true},
-		{name: "type is an object", chunks: []string{`{"type":{"a":1},"object":{}}`, good}, is: []error{ErrMalformed}, msg: "the event type is an object"},
+		{name: "type is an object", chunks: []string{`{"type":{"a":1},"object":{}}`, good}, is: []error{ErrMalformed}, msg: "the event type is an object", recoverable: true},
 		{name: "error with a string object", chunks: []string{good, eventJSON("ERROR", `"boom"`), good}, events: 1,
 			is: []error{ErrMalformed}, msg: "ERROR event's object is not a Status"},
 		{name: "error with an empty status", chunks: []string{eventJSON("ERROR", `{"kind":"Status"}`)},

@@ -1,0 +1,320 @@
+package kube
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/informer-go/informer/internal/jsondec"
+)
+
+// jsonStream reads a JSON body through a buffer of its own. It hands out
+// whole values: it finds where a value ends (jsondec.ValueEnd, which also
+// checks its syntax), reading more of the body while the value is
+// incomplete, and returns the value's bytes, which the caller decodes in
+// one call (jsondec.Unmarshal). Only the value being read, and what the
+// last read brought beyond it, is buffered: never a whole list.
+//
+// A jsonStream over a complete value in memory (newValueStream) walks the
+// members of an object already read.
+type jsonStream struct {
+	r    io.Reader
+	buf  []byte
+	pos  int   // the next unread byte of buf
+	base int64 // the stream offset of buf[0]
+	// total, when positive, caps the bytes read from the whole body
+	// (MaxResponseBytes).
+	total int64
+	eof   bool  // r returned io.EOF, or the stream is in memory
+	ioErr error // r failed: the connection, the context, invalid gzip
+}
+
+// errStreamEOF is what read returns when the body has ended.
+var errStreamEOF = errors.New("kube: end of the body")
+
+// errTruncated is a body that ended inside a value.
+var errTruncated = fmt.Errorf("the body ended in the middle of a value (truncated): %w", io.ErrUnexpectedEOF)
+
+// minRead is the least room made in the buffer before reading.
+const minRead = 32 << 10
+
+func newJSONStream(r io.Reader, total int64) *jsonStream {
+	return &jsonStream{r: r, total: total}
+}
+
+// newValueStream walks a complete value held in memory.
+func newValueStream(v []byte) *jsonStream { return &jsonStream{buf: v, eof: true} }
+
+// offset is the stream offset of the next unread byte.
+func (s *jsonStream) offset() int64 { return s.base + int64(s.pos) }
+
+// ioError reports whether err, from a jsonStream, is a failure to read
+// the body rather than a problem with its content (invalid gzip data is
+// the latter).
+func (s *jsonStream) ioError(err error) bool {
+	var ge *gzipError
+	return s.ioErr != nil && errors.Is(err, s.ioErr) && !errors.As(err, &ge)
+}
+
+// read reads more of the body into the buffer, keeping buf[pos:], which
+// is the start of a value of at most budget bytes (what names it in a
+// *sizeError). It returns errStreamEOF at the end of the body, the read
+// error when the body fails (also kept in ioErr), or a *sizeError when
+// the value, or the body, would go past its limit.
+func (s *jsonStream) read(budget int64, what string) error {
+	if s.ioErr != nil {
+		return s.ioErr
+	}
+	if s.eof {
+		return errStreamEOF
+	}
+	pending := int64(len(s.buf) - s.pos)
+	if pending >= budget {
+		return &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
+	}
+	if s.total > 0 && s.base+int64(len(s.buf)) >= s.total {
+		return &sizeError{what: "the response", limit: s.total, option: "MaxResponseBytes"}
+	}
+	// Make room: drop what was read, then grow if still short.
+	if s.pos > 0 && (cap(s.buf)-len(s.buf) < minRead || s.pos == len(s.buf)) {
+		n := copy(s.buf, s.buf[s.pos:])
+		s.base += int64(s.pos)
+		s.buf, s.pos = s.buf[:n], 0
+	}
+	if cap(s.buf)-len(s.buf) < minRead {
+		nb := make([]byte, len(s.buf), max(2*cap(s.buf), len(s.buf)+minRead, 64<<10))
+		copy(nb, s.buf)
+		s.buf = nb
+	}
+	room := s.buf[len(s.buf):cap(s.buf)]
+	// Read no further than the value's budget (one byte past it, to know
+	// it is too large) and the body's.
+	if limit := budget - pending + 1; int64(len(room)) > limit {
+		room = room[:limit]
+	}
+	if s.total > 0 {
+		if limit := s.total - s.base - int64(len(s.buf)); int64(len(room)) > limit {
+			room = room[:limit]
+		}
+	}
+	for empty := 0; ; empty++ {
+		n, err := s.r.Read(room)
+		s.buf = s.buf[:len(s.buf)+n]
+		if err == io.EOF {
+			s.eof = true
+			if n == 0 {
+				return errStreamEOF
+			}
+			return nil
+		}
+		if err != nil {
+			var ge *gzipError
+			if errors.As(err, &ge) {
+				err = ge // invalid content, not a failed connection
+			}
+			s.ioErr = err
+			if n == 0 {
+				return err
+			}
+			return nil
+		}
+		if n > 0 {
+			return nil
+		}
+		if empty == 100 {
+			s.ioErr = io.ErrNoProgress
+			return s.ioErr
+		}
+	}
+}
+
+// skipSpace moves past white space to the next byte, reading as needed;
+// errStreamEOF when the body ends first.
+func (s *jsonStream) skipSpace() error {
+	for {
+		for s.pos < len(s.buf) {
+			switch s.buf[s.pos] {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return nil
+			}
+		}
+		if err := s.read(minRead, "white space"); err != nil {
+			return err
+		}
+	}
+}
+
+// peek returns the next byte after white space; errTruncated when the
+// body ends first.
+func (s *jsonStream) peek() (byte, error) {
+	if err := s.skipSpace(); err != nil {
+		if err == errStreamEOF {
+			return 0, errTruncated
+		}
+		return 0, err
+	}
+	return s.buf[s.pos], nil
+}
+
+// expect consumes the next byte after white space, which must be c.
+func (s *jsonStream) expect(c byte, what string) error {
+	b, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if b != c {
+		return fmt.Errorf("invalid character %q %s (expected %q)", rune(b), what, rune(c))
+	}
+	s.pos++
+	return nil
+}
+
+// value returns the next value, whole, and moves past it. budget bounds
+// its size; what names it in errors. The bytes are the buffer's: valid
+// until the next call.
+func (s *jsonStream) value(budget int64, what string) ([]byte, error) {
+	if _, err := s.peek(); err != nil {
+		return nil, err
+	}
+	for {
+		n, err := jsondec.ValueEnd(s.buf[s.pos:])
+		if err == nil {
+			if int64(n) > budget {
+				return nil, &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
+			}
+			v := s.buf[s.pos : s.pos+n]
+			s.pos += n
+			return v, nil
+		}
+		if !errors.Is(err, jsondec.ErrIncomplete) {
+			return nil, err
+		}
+		if err := s.read(budget, what); err != nil {
+			if err == errStreamEOF {
+				return nil, errTruncated
+			}
+			return nil, err
+		}
+	}
+}
+
+// key reads an object member's name and the colon after it.
+func (s *jsonStream) key() (string, error) {
+	b, err := s.peek()
+	if err != nil {
+		return "", err
+	}
+	if b != '"' {
+		return "", fmt.Errorf("expected a member name (a string), found %s", s.describeNext())
+	}
+	v, err := s.value(maxEventSlack, "a member name")
+	if err != nil {
+		return "", err
+	}
+	k, err := unquote(v)
+	if err != nil {
+		return "", err
+	}
+	return k, s.expect(':', "after a member name")
+}
+
+// next moves to the next member of an object whose '{' has been read:
+// false at its '}' (consumed). first is true for the first call.
+func (s *jsonStream) next(first bool) (bool, error) {
+	b, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	if b == '}' {
+		s.pos++
+		return false, nil
+	}
+	if !first {
+		if err := s.expect(',', "between members"); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// nextItem moves to the next element of an array whose '[' has been read:
+// false at its ']' (consumed).
+func (s *jsonStream) nextItem(first bool) (bool, error) {
+	b, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	if b == ']' {
+		s.pos++
+		return false, nil
+	}
+	if !first {
+		if err := s.expect(',', "between items"); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// describeNext names the next value for an error message, from its first
+// byte (the buffer holds at least one).
+func (s *jsonStream) describeNext() string {
+	if s.pos >= len(s.buf) {
+		return "the end of the body"
+	}
+	return describeValue(s.buf[s.pos:])
+}
+
+// describeValue names a JSON value from its first bytes for an error
+// message.
+func describeValue(v []byte) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return "nothing"
+	}
+	literal := func() string { // a whole literal, or ""
+		if n, err := jsondec.ValueEnd(v); err == nil {
+			return string(v[:n])
+		}
+		return ""
+	}
+	switch c := v[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		if n, err := jsondec.ValueEnd(v); err == nil {
+			if str, err := unquote(v[:n]); err == nil {
+				return fmt.Sprintf("the string %q", snippet([]byte(str)))
+			}
+		}
+		return "a string"
+	case c == 'n':
+		return "null"
+	case c == 't' || c == 'f':
+		if l := literal(); l != "" {
+			return "the boolean " + l
+		}
+		return "a boolean"
+	case c == '-' || (c >= '0' && c <= '9'):
+		if l := literal(); l != "" {
+			return "the number " + snippet([]byte(l))
+		}
+		return "a number"
+	}
+	return fmt.Sprintf("invalid character %q", rune(v[0]))
+}
+
+// unquote returns the text of a JSON string value.
+func unquote(v []byte) (string, error) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), nil
+	}
+	var str string
+	err := jsondec.Unmarshal(v, &str)
+	return str, err
+}

@@ -1,0 +1,199 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/jsondec"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// initialEventsEndAnnotation marks the bookmark that ends a streaming
+// list's initial events.
+const initialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// bookmarkObject is what a BOOKMARK event's object is read into: only its
+// resourceVersion and annotations matter.
+type bookmarkObject struct {
+	Metadata struct {
+		ResourceVersion string            `json:"resourceVersion"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// watchDecoder reads a JSON watch stream, a sequence of objects
+// {"type":"ADDED","object":{...}}: each event is read whole (up to
+// MaxObjectBytes and the envelope), its syntax checked, then its members
+// found and the object decoded with jsondec into a new T (or a
+// bookmarkObject, or a metav1.Status, as the type says). As the event is
+// whole, a problem with its content leaves the stream intact, and the
+// order of "type" and "object" does not matter.
+type watchDecoder[T informer.Object] struct {
+	s       *jsonStream
+	newObj  func() T
+	budget  int64
+	res     string
+	path    string
+	initial bool  // a streaming list was asked for
+	err     error // the error that ended the stream, returned again
+	start   int64 // the offset of the event being read
+}
+
+func newWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *watchDecoder[T] {
+	return &watchDecoder[T]{
+		s:       newJSONStream(r, 0),
+		newObj:  newObj,
+		budget:  maxObject + maxEventSlack,
+		res:     res,
+		path:    path,
+		initial: initial,
+	}
+}
+
+// fatal records and returns the error that ends the stream.
+func (d *watchDecoder[T]) fatal(err error) error {
+	if d.s.ioError(err) {
+		err = fmt.Errorf("kube: watch %s: reading the stream: %w", d.res, err)
+	} else {
+		var se *sizeError
+		if errors.As(err, &se) && se.option == "MaxObjectBytes" {
+			se.what, se.limit = "the event", d.budget-maxEventSlack
+		}
+		err = &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Err: err}
+	}
+	d.err = err
+	return err
+}
+
+// recoverable returns the error of one unusable event; the stream goes on.
+func (d *watchDecoder[T]) recoverable(err error) error {
+	return &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Recoverable: true, Err: err}
+}
+
+// next reads one event, or returns an error and no event. See
+// watcher.Next.
+func (d *watchDecoder[T]) next() (informer.Event[T], error) {
+	if d.err != nil {
+		return informer.Event[T]{}, d.err
+	}
+	switch err := d.s.skipSpace(); {
+	case err == errStreamEOF:
+		d.err = io.EOF
+		return informer.Event[T]{}, io.EOF
+	case err != nil:
+		return informer.Event[T]{}, d.fatal(err)
+	}
+	d.start = d.s.offset()
+	if c := d.s.buf[d.s.pos]; c != '{' {
+		return informer.Event[T]{}, d.fatal(fmt.Errorf("expected a watch event (a JSON object), found %s", d.s.describeNext()))
+	}
+	v, err := d.s.value(d.budget, "the event")
+	if err != nil {
+		return informer.Event[T]{}, d.fatal(err)
+	}
+	ev, err := d.event(v)
+	if err != nil {
+		if d.err != nil { // an ERROR event ends the stream
+			return informer.Event[T]{}, d.err
+		}
+		return informer.Event[T]{}, d.recoverable(err)
+	}
+	return ev, nil
+}
+
+// event decodes one whole event, a valid JSON object. An error is about
+// this event only, unless the event was an ERROR, which sets d.err.
+func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
+	var (
+		ev                 informer.Event[T]
+		typ                string
+		typeVal, objectVal []byte
+	)
+	m := newValueStream(v)
+	m.pos = 1 // past '{'
+	for first := true; ; first = false {
+		more, err := m.next(first)
+		if err != nil {
+			return ev, err
+		}
+		if !more {
+			break
+		}
+		key, err := m.key()
+		if err != nil {
+			return ev, err
+		}
+		val, err := m.value(int64(len(v)), "a member")
+		if err != nil {
+			return ev, err
+		}
+		switch key {
+		case "type":
+			typeVal = val
+		case "object":
+			objectVal = val
+		}
+	}
+	switch {
+	case typeVal == nil:
+		return ev, errors.New(`the event has no "type"`)
+	case typeVal[0] != '"':
+		return ev, fmt.Errorf("the event type is %s, not a string", describeValue(typeVal))
+	}
+	typ, err := unquote(typeVal)
+	if err != nil {
+		return ev, fmt.Errorf("the event type: %w", err)
+	}
+	if objectVal == nil {
+		return ev, fmt.Errorf(`the %s event has no "object"`, typ)
+	}
+	switch typ {
+	case "ADDED", "MODIFIED", "DELETED":
+		obj := d.newObj()
+		if err := jsondec.Unmarshal(objectVal, obj); err != nil {
+			return ev, fmt.Errorf("the %s event's object: %w", typ, err)
+		}
+		ev.Object = obj
+		ev.ResourceVersion = obj.GetResourceVersion()
+		switch typ {
+		case "ADDED":
+			ev.Type = informer.EventAdded
+		case "MODIFIED":
+			ev.Type = informer.EventModified
+		default:
+			ev.Type = informer.EventDeleted
+		}
+	case "BOOKMARK":
+		var b bookmarkObject
+		if err := jsondec.Unmarshal(objectVal, &b); err != nil {
+			return ev, fmt.Errorf("the BOOKMARK event's object: %w", err)
+		}
+		ev.Type = informer.EventBookmark
+		if b.Metadata.Annotations[initialEventsEndAnnotation] == "true" {
+			ev.Type = informer.EventInitialEventsEnd
+		}
+		ev.ResourceVersion = b.Metadata.ResourceVersion
+	case "ERROR":
+		var st metav1.Status
+		if err := jsondec.Unmarshal(objectVal, &st); err != nil {
+			d.fatal(fmt.Errorf("the ERROR event's object is not a Status: %w", err))
+			return ev, d.err
+		}
+		if st.Code == 0 && st.Reason == "" && st.Message == "" {
+			d.fatal(errors.New("the ERROR event's Status has no code, reason or message"))
+			return ev, d.err
+		}
+		ae := statusError("watch", d.path, 0, &st)
+		if d.initial && watchListRefused(ae) {
+			d.err = fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, ae)
+		} else {
+			d.err = ae
+		}
+		return ev, d.err
+	default:
+		return ev, fmt.Errorf("%w %q", informer.ErrUnknownEventType, typ)
+	}
+	return ev, nil
+}
