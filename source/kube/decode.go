@@ -14,11 +14,9 @@ import (
 	"github.com/informer-go/informer"
 )
 
-// limitReader counts what a json.Decoder reads and refuses to read past a
-// limit that the decoders move along: to the start of each list item or
-// watch event plus the most one may take. So an object larger than the
-// limit fails once that many bytes have been read, instead of being
-// buffered whole.
+// limitReader counts what a decoder reads, refuses to read past a limit,
+// and keeps the body's read error apart from problems with its content
+// (the protobuf decoders; the JSON ones have jsonStream).
 type limitReader struct {
 	r     io.Reader
 	n     int64 // bytes read so far
@@ -30,8 +28,8 @@ type limitReader struct {
 	ioErr error
 }
 
-// errLimit is what limitReader returns to the json.Decoder; the decoders
-// replace it by a *sizeError.
+// errLimit is what limitReader returns at its limit; the decoders replace
+// it by a *sizeError.
 var errLimit = errors.New("kube: read limit")
 
 func (l *limitReader) Read(p []byte) (int, error) {

@@ -99,9 +99,9 @@ type listMeta struct {
 	Continue        string `json:"continue"`
 }
 
-// listDecoder decodes a list response, {"kind":...,"metadata":{...},
-// "items":[...]}, with the token API of one json.Decoder: the items one by
-// one into new Ts, the metadata into listMeta, everything else skipped.
+// listDecoder decodes a JSON list response, {"kind":...,"metadata":{...},
+// "items":[...]} (see decodeStream): the items one by one into new Ts, the
+// metadata into listMeta, everything else skipped.
 type listDecoder[T informer.Object] struct {
 	newObj    func() T
 	maxObject int64
