@@ -19,6 +19,7 @@ import (
 	"github.com/informer-go/informer"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	pkgruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -393,46 +394,157 @@ func benchListBody() []byte {
 	return b.Bytes()
 }
 
-// BenchmarkListDecode decodes a page of 500 pods from memory: the cost
-// of the list decoder alone, per pod.
+// benchMetadata returns the metadata of the benchmark's 500 pods (labels,
+// annotations, owner and managed fields: about 1 KiB each in JSON) as
+// the server sends it for PartialObjectMetadata.
+func benchMetadata(b *testing.B) []metav1.PartialObjectMetadata {
+	pw := newPodWriter()
+	items := make([]metav1.PartialObjectMetadata, 500)
+	var buf []byte
+	for i := range items {
+		var pod bytes.Buffer
+		buf = pw.write(&pod, buf, i, int64(i+1))
+		if err := json.Unmarshal(pod.Bytes(), &items[i]); err != nil {
+			b.Fatal(err)
+		}
+		items[i].APIVersion, items[i].Kind = "meta.k8s.io/v1", "PartialObjectMetadata"
+	}
+	return items
+}
+
+// benchMetadataList returns the 500 pods' metadata as a
+// PartialObjectMetadataList response in JSON and in protobuf.
+func benchMetadataList(b *testing.B) (jsonBody, protoBody []byte) {
+	items := benchMetadata(b)
+	list := metav1.PartialObjectMetadataList{
+		TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: "1000"},
+		Items:    items,
+	}
+	jsonBody, err := json.Marshal(&list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range list.Items {
+		list.Items[i].TypeMeta = metav1.TypeMeta{} // protobuf has none
+	}
+	return jsonBody, pomListBody(b, "1000", "", list.Items...)
+}
+
+// BenchmarkListDecode decodes a page of 500 objects from memory: the
+// cost of the list decoder alone, per object. type=pod is a realistic
+// pod (about 5 KiB of JSON) into a pod-like struct; type=metadata is the
+// same pods' metadata into *metav1.PartialObjectMetadata, from the same
+// objects in JSON (ct=json) and in Kubernetes protobuf (ct=protobuf).
 func BenchmarkListDecode(b *testing.B) {
-	body := benchListBody()
-	newObj, _ := objectFactory[*benchPod]()
-	d := listDecoder[*benchPod]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods"}
+	b.Run("type=pod/ct=json", func(b *testing.B) {
+		benchListJSON[*benchPod](b, benchListBody())
+	})
+	b.Run("type=metadata/ct=json", func(b *testing.B) {
+		body, _ := benchMetadataList(b)
+		benchListJSON[*metav1.PartialObjectMetadata](b, body)
+	})
+	b.Run("type=metadata/ct=protobuf", func(b *testing.B) {
+		_, body := benchMetadataList(b)
+		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
+		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods"}
+		benchList(b, body, func() (int, error) {
+			page, err := d.decode(bytes.NewReader(body), 500)
+			return len(page.Items), err
+		})
+	})
+}
+
+func benchListJSON[T informer.Object](b *testing.B, body []byte) {
+	newObj, _ := objectFactory[T]()
+	d := listDecoder[T]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods"}
+	benchList(b, body, func() (int, error) {
+		page, err := d.decode(bytes.NewReader(body), 500)
+		return len(page.Items), err
+	})
+}
+
+// benchList runs decode, which decodes body's 500 items.
+func benchList(b *testing.B, body []byte, decode func() (int, error)) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		page, err := d.decode(bytes.NewReader(body), 500)
-		if err != nil || len(page.Items) != 500 {
-			b.Fatal(err)
+		if n, err := decode(); err != nil || n != 500 {
+			b.Fatal(n, err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/500, "ns/pod")
-	b.ReportMetric(float64(len(body))/500, "B-json/pod")
+	b.ReportMetric(float64(len(body))/500, "wire-B/pod")
 }
 
-// BenchmarkWatchDecode decodes 500 MODIFIED pod events from memory.
+// BenchmarkWatchDecode decodes 500 MODIFIED events from memory: pods
+// (type=pod) and their metadata (type=metadata) as in
+// BenchmarkListDecode.
 func BenchmarkWatchDecode(b *testing.B) {
-	var body bytes.Buffer
-	pw := newPodWriter()
-	var buf []byte
-	for i := range 500 {
-		body.WriteString(`{"type":"MODIFIED","object":`)
-		buf = pw.write(&body, buf, i, int64(i+1))
-		body.WriteString("}\n")
+	b.Run("type=pod/ct=json", func(b *testing.B) {
+		var body bytes.Buffer
+		pw := newPodWriter()
+		var buf []byte
+		for i := range 500 {
+			body.WriteString(`{"type":"MODIFIED","object":`)
+			buf = pw.write(&body, buf, i, int64(i+1))
+			body.WriteString("}\n")
+		}
+		benchWatchJSON[*benchPod](b, body.Bytes())
+	})
+	b.Run("type=metadata/ct=json", func(b *testing.B) {
+		var body bytes.Buffer
+		enc := json.NewEncoder(&body)
+		for _, m := range benchMetadata(b) {
+			if err := enc.Encode(&metav1.WatchEvent{Type: "MODIFIED", Object: pkgruntime.RawExtension{Raw: mustJSON(b, &m)}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchWatchJSON[*metav1.PartialObjectMetadata](b, body.Bytes())
+	})
+	b.Run("type=metadata/ct=protobuf", func(b *testing.B) {
+		var body []byte
+		for _, m := range benchMetadata(b) {
+			m.TypeMeta = metav1.TypeMeta{}
+			body = append(body, frame(b, "MODIFIED", pomObject(b, m))...)
+		}
+		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
+		benchWatch(b, body, func() eventDecoder[*metav1.PartialObjectMetadata] {
+			return newProtoWatchDecoder(bytes.NewReader(body), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+		})
+	})
+}
+
+// mustJSON marshals v.
+func mustJSON(b *testing.B, v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
 	}
-	newObj, _ := objectFactory[*benchPod]()
-	b.SetBytes(int64(body.Len()))
+	return data
+}
+
+func benchWatchJSON[T informer.Object](b *testing.B, body []byte) {
+	newObj, _ := objectFactory[T]()
+	benchWatch(b, body, func() eventDecoder[T] {
+		return newWatchDecoder(bytes.NewReader(body), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+	})
+}
+
+// benchWatch reads 500 events with a new decoder each round.
+func benchWatch[T informer.Object](b *testing.B, body []byte, newDecoder func() eventDecoder[T]) {
+	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d := newWatchDecoder(bytes.NewReader(body.Bytes()), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+		d := newDecoder()
 		for range 500 {
-			if _, err := d.next(); err != nil {
+			if ev, err := d.next(); err != nil || ev.Type != informer.EventModified {
 				b.Fatal(err)
 			}
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/500, "ns/event")
+	b.ReportMetric(float64(len(body))/500, "wire-B/event")
 }
 
 // TestBenchPodTemplate checks that the benchmark's pod decodes fully and

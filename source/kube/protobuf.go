@@ -130,9 +130,28 @@ func (t typeMeta) gvk() schema.GroupVersionKind {
 	return schema.FromAPIVersionAndKind(t.apiVersion, t.kind)
 }
 
+// kindCache keeps the last apiVersion and kind read, so that a stream of
+// objects of one kind does not allocate them again for each.
+type kindCache struct{ apiVersion, kind string }
+
+// intern returns b as a string, *last when it holds the same.
+func intern(last *string, b []byte) string {
+	if last == nil {
+		return string(b)
+	}
+	if *last != string(b) {
+		*last = string(b)
+	}
+	return *last
+}
+
 // parseTypeMeta reads a runtime.TypeMeta message into tm (merging with
-// what an earlier occurrence set, as protobuf says).
-func parseTypeMeta(tm typeMeta, b []byte) (typeMeta, error) {
+// what an earlier occurrence set, as protobuf says). cache may be nil.
+func parseTypeMeta(tm typeMeta, b []byte, cache *kindCache) (typeMeta, error) {
+	var lastVersion, lastKind *string
+	if cache != nil {
+		lastVersion, lastKind = &cache.apiVersion, &cache.kind
+	}
 	for len(b) > 0 {
 		f, rest, err := nextField(b)
 		if err != nil {
@@ -141,9 +160,9 @@ func parseTypeMeta(tm typeMeta, b []byte) (typeMeta, error) {
 		b = rest
 		switch {
 		case f.num == 1 && f.wire == wireBytes:
-			tm.apiVersion = string(f.data)
+			tm.apiVersion = intern(lastVersion, f.data)
 		case f.num == 2 && f.wire == wireBytes:
-			tm.kind = string(f.data)
+			tm.kind = intern(lastKind, f.data)
 		case f.num <= 2:
 			return tm, fmt.Errorf("field %d of TypeMeta has the wire type %d", f.num, f.wire)
 		}
@@ -166,7 +185,8 @@ func checkEncoding(contentEncoding, contentType []byte) error {
 
 // unwrapObject reads an object encoded as "k8s\x00" and an Unknown
 // envelope, held in memory, and returns its TypeMeta and raw message.
-func unwrapObject(b []byte) (typeMeta, []byte, error) {
+// cache may be nil.
+func unwrapObject(b []byte, cache *kindCache) (typeMeta, []byte, error) {
 	var tm typeMeta
 	if !bytes.HasPrefix(b, protobufMagic) {
 		return tm, nil, fmt.Errorf("the object does not start with the protobuf magic \"k8s\\x00\" (starts %q)", b[:min(len(b), 8)])
@@ -188,7 +208,7 @@ func unwrapObject(b []byte) (typeMeta, []byte, error) {
 		}
 		switch f.num {
 		case 1:
-			if tm, err = parseTypeMeta(tm, f.data); err != nil {
+			if tm, err = parseTypeMeta(tm, f.data, cache); err != nil {
 				return tm, nil, fmt.Errorf("the object's envelope: TypeMeta: %w", err)
 			}
 		case 2:
@@ -220,8 +240,17 @@ func setKind(obj any, tm typeMeta) {
 	if tm.kind == "" {
 		return
 	}
-	if k, ok := obj.(kinded); ok {
-		if kind := k.GetObjectKind(); kind != nil && kind.GroupVersionKind().Empty() {
+	k, ok := obj.(kinded)
+	if !ok {
+		return
+	}
+	switch kind := k.GetObjectKind().(type) {
+	case *metav1.TypeMeta: // embedded TypeMeta: set without parsing apiVersion
+		if kind.APIVersion == "" && kind.Kind == "" {
+			kind.APIVersion, kind.Kind = tm.apiVersion, tm.kind
+		}
+	case schema.ObjectKind:
+		if kind.GroupVersionKind().Empty() {
 			kind.SetGroupVersionKind(tm.gvk())
 		}
 	}
@@ -246,7 +275,7 @@ func unmarshal(obj protoUnmarshaler, data []byte) (err error) {
 // decodeProtobufStatus reads an error response's body: a Status in an
 // envelope. Its apiVersion and kind come from the envelope.
 func decodeProtobufStatus(data []byte) (*metav1.Status, error) {
-	tm, raw, err := unwrapObject(data)
+	tm, raw, err := unwrapObject(data, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +348,9 @@ func (p *protoReader) length(what string, maxLen, left int64, option string) (in
 	l, err := p.varint()
 	if err != nil {
 		return 0, noEOF(err)
+	}
+	if l > math.MaxInt64 {
+		return 0, fmt.Errorf("invalid length %d", l)
 	}
 	if l > uint64(maxLen) {
 		return 0, &sizeError{what: what, limit: maxLen, option: option}

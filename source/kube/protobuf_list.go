@@ -61,7 +61,7 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 		if len(magic) == 0 && errors.Is(err, io.ErrUnexpectedEOF) {
 			return page, fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF)
 		}
-		return page, in("the protobuf magic", err)
+		return page, errIn("the protobuf magic", err)
 	}
 	if string(magic) != string(protobufMagic) {
 		return page, fmt.Errorf("the response does not start with the protobuf magic \"k8s\\x00\" (starts %q)", magic)
@@ -78,7 +78,7 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 			break
 		}
 		if err != nil {
-			return page, in("the envelope", err)
+			return page, errIn("the envelope", err)
 		}
 		if num <= 4 && wire != wireBytes {
 			return page, fmt.Errorf("the envelope: field %d has the wire type %d", num, wire)
@@ -88,14 +88,14 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 			what := [...]string{1: "the envelope's TypeMeta", 3: "the envelope's contentEncoding", 4: "the envelope's contentType"}[num]
 			n, err := p.length(what, d.maxObject, left, "MaxObjectBytes")
 			if err != nil {
-				return page, in(what, err)
+				return page, errIn(what, err)
 			}
 			if st.buf, err = p.read(st.buf, n); err != nil {
-				return page, in(what, err)
+				return page, errIn(what, err)
 			}
 			switch num {
 			case 1:
-				if tm, err = parseTypeMeta(tm, st.buf); err != nil {
+				if tm, err = parseTypeMeta(tm, st.buf, nil); err != nil {
 					return page, fmt.Errorf("%s: %w", what, err)
 				}
 				if err := checkListKind(tm); err != nil {
@@ -113,7 +113,7 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 			sawRaw = true
 			n, err := p.length("the list", math.MaxInt64, left, "MaxResponseBytes")
 			if err != nil {
-				return page, in("the list", err)
+				return page, errIn("the list", err)
 			}
 			if page, err = d.list(st, n, hint); err != nil {
 				return page, err
@@ -121,7 +121,7 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 		default:
 			what := fmt.Sprintf("field %d of the envelope", num)
 			if err := p.skip(wire, what, d.maxObject, left, "MaxObjectBytes"); err != nil {
-				return page, in(what, err)
+				return page, errIn(what, err)
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 	for p.off < end {
 		num, wire, err := p.tag()
 		if err != nil {
-			return page, in("the list", noEOF(err))
+			return page, errIn("the list", noEOF(err))
 		}
 		if p.off >= end { // every value takes at least one byte
 			return page, errors.New("the list: a field runs past its end")
@@ -167,10 +167,10 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 		case 1:
 			l, err := p.length("the list's metadata", d.maxObject, end-p.off, "MaxObjectBytes")
 			if err != nil {
-				return page, in("the list's metadata", err)
+				return page, errIn("the list's metadata", err)
 			}
 			if st.buf, err = p.read(st.buf, l); err != nil {
-				return page, in("the list's metadata", err)
+				return page, errIn("the list's metadata", err)
 			}
 			// Several occurrences merge, as protobuf says.
 			if err := unmarshal(&meta, st.buf); err != nil {
@@ -181,10 +181,10 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 			st.item = len(page.Items)
 			l, err := p.length("the item", d.maxObject, end-p.off, "MaxObjectBytes")
 			if err != nil {
-				return page, in("the item", err)
+				return page, errIn("the item", err)
 			}
 			if st.buf, err = p.read(st.buf, l); err != nil {
-				return page, in("the item", err)
+				return page, errIn("the item", err)
 			}
 			obj := d.newObj()
 			if err := unmarshal(any(obj).(protoUnmarshaler), st.buf); err != nil {
@@ -195,7 +195,7 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 		default:
 			what := fmt.Sprintf("field %d of the list", num)
 			if err := p.skip(wire, what, d.maxObject, end-p.off, "MaxObjectBytes"); err != nil {
-				return page, in(what, err)
+				return page, errIn(what, err)
 			}
 		}
 		if p.off > end { // a varint ran past the end
@@ -214,9 +214,9 @@ func checkListKind(tm typeMeta) error {
 	return nil
 }
 
-// in says where err happened: in what, and for io.ErrUnexpectedEOF that
+// errIn says where err happened: in what, and for io.ErrUnexpectedEOF that
 // the body ended there. Size errors stay as they are.
-func in(what string, err error) error {
+func errIn(what string, err error) error {
 	var se *sizeError
 	switch {
 	case errors.As(err, &se), errors.Is(err, errLimitReached):

@@ -31,6 +31,7 @@ type protoWatchDecoder[T informer.Object] struct {
 	initial bool  // a streaming list was asked for
 	err     error // the error that ended the stream, returned again
 	start   int64 // where the current frame starts in the stream
+	kinds   kindCache
 }
 
 func newProtoWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *protoWatchDecoder[T] {
@@ -103,7 +104,7 @@ func (d *protoWatchDecoder[T]) next() (informer.Event[T], error) {
 func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 	var (
 		ev        informer.Event[T]
-		typ       string
+		typ       []byte
 		hasType   bool
 		object    []byte
 		hasObject bool
@@ -119,7 +120,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		}
 		switch f.num {
 		case 1:
-			typ, hasType = string(f.data), true
+			typ, hasType = f.data, true
 		case 2: // a RawExtension: field 1 is the object
 			for r := f.data; len(r) > 0; {
 				g, rest, err := nextField(r)
@@ -140,11 +141,11 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 	case !hasType:
 		return ev, d.recoverable(errors.New(`the event has no "type"`))
 	case !hasObject:
-		return ev, d.recoverable(fmt.Errorf(`the %q event has no "object"`, snippet([]byte(typ))))
+		return ev, d.recoverable(fmt.Errorf(`the %q event has no "object"`, snippet(typ)))
 	}
-	switch typ {
+	switch string(typ) { // no allocation: the compiler compares the bytes
 	case "ADDED", "MODIFIED", "DELETED":
-		tm, raw, err := unwrapObject(object)
+		tm, raw, err := unwrapObject(object, &d.kinds)
 		if err == nil && tm.kind == "Status" {
 			err = errors.New("the object is a Status")
 		}
@@ -158,7 +159,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		setKind(obj, tm)
 		ev.Object = obj
 		ev.ResourceVersion = obj.GetResourceVersion()
-		switch typ {
+		switch string(typ) {
 		case "ADDED":
 			ev.Type = informer.EventAdded
 		case "MODIFIED":
@@ -192,7 +193,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		}
 		return ev, d.err
 	default:
-		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, typ))
+		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, string(typ)))
 	}
 	return ev, nil
 }
@@ -201,7 +202,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 // its type: field 1 of every Kubernetes object message is its ObjectMeta
 // (several occurrences merge, as protobuf says).
 func objectMeta(object []byte) (*metav1.ObjectMeta, error) {
-	_, raw, err := unwrapObject(object)
+	_, raw, err := unwrapObject(object, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,54 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/kube"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ExampleOptions_contentType shows what a Source asks for with each
+// Options.ContentType, and that the answer's Content-Type decides how it
+// is decoded: this server answers JSON whatever it is asked, as
+// kube-apiserver does for custom resources.
+func ExampleOptions_contentType() {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println("Accept:", r.Header.Get("Accept"))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[
+			{"metadata":{"name":"app","namespace":"demo","resourceVersion":"7"}}]}`)
+	}))
+	defer server.Close()
+	cfg := &kube.Config{Host: server.URL}
+	configMaps := kube.Resource{Version: "v1", Resource: "configmaps"}
+
+	// *metav1.PartialObjectMetadata has the generated Unmarshal method:
+	// by default it asks for protobuf first (metadata only), then JSON.
+	for _, ct := range []kube.ContentType{kube.ContentTypeAuto, kube.ContentTypeJSON} {
+		src, err := kube.New[*metav1.PartialObjectMetadata](cfg, configMaps, kube.Options{ContentType: ct})
+		if err != nil {
+			log.Fatal(err)
+		}
+		page, err := src.List(context.Background(), informer.ListOptions{Limit: 500})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("listed", page.Items[0].Name)
+	}
+
+	// A type without it (here a local struct) can only be JSON.
+	_, err := kube.New[*ConfigMap](cfg, configMaps, kube.Options{ContentType: kube.ContentTypeProtobuf})
+	fmt.Println(err)
+	// Output:
+	// Accept: application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json
+	// listed app
+	// Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json
+	// listed app
+	// kube: invalid configuration: Options.ContentType is protobuf, but the object type *kube_test.ConfigMap has no Unmarshal([]byte) error method (generated protobuf code); use a k8s.io/api type or JSON
+}
