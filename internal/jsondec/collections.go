@@ -57,13 +57,12 @@ func (b *builder) sliceDec(t reflect.Type) decFunc {
 		if c != ']' {
 			for {
 				if i >= sv.Cap() {
-					n := 2 * sv.Cap()
+					// Here len == cap == i: growing keeps every element.
+					n := sv.Cap()
 					if n == 0 {
 						n = first
 					}
-					ns := reflect.MakeSlice(t, sv.Len(), n)
-					reflect.Copy(ns, sv)
-					sv.Set(ns)
+					sv.Grow(n)
 				}
 				if i >= sv.Len() {
 					sv.SetLen(i + 1)

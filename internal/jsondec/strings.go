@@ -2,16 +2,35 @@ package jsondec
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// simpleWord reports whether none of the 8 bytes in x is a quote, a
-// backslash, a control character or a non-ASCII byte.
-func simpleWord(x uint64) bool {
+// specialMask has the high bit set in each byte of x that is a quote, a
+// backslash, a control character or non-ASCII, and possibly in bytes
+// above (at higher addresses than) such a byte; the lowest set bit marks
+// the first one exactly.
+func specialMask(x uint64) uint64 {
 	q := x ^ (lsb * '"')
 	b := x ^ (lsb * '\\')
-	return ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)|x)&msb == 0
+	return ((q-lsb)&^q | (b-lsb)&^b | (x - lsb*0x20) | x) & msb
+}
+
+// scanPlain returns the index of the first byte at or after i that is a
+// quote, a backslash, a control character or non-ASCII, or len(data).
+func scanPlain(data []byte, i int) int {
+	n := len(data)
+	for i+8 <= n {
+		if m := specialMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < n && plain[data[i]] {
+		i++
+	}
+	return i
 }
 
 // str reads the string whose opening quote is at d.off and returns its
@@ -22,21 +41,10 @@ func simpleWord(x uint64) bool {
 func (d *decoder) str() ([]byte, error) {
 	data := d.data
 	start := d.off + 1
-	i := start
-	n := len(data)
-	for i+8 <= n && simpleWord(binary.LittleEndian.Uint64(data[i:])) {
-		i += 8
-	}
-	for i < n {
-		c := data[i]
-		if c == '"' {
-			d.off = i + 1
-			return data[start:i], nil
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		i++
+	i := scanPlain(data, start)
+	if i < len(data) && data[i] == '"' {
+		d.off = i + 1
+		return data[start:i], nil
 	}
 	return d.strSlow(start, i)
 }

@@ -15,6 +15,7 @@ type field struct {
 	offset uintptr // from the innermost struct of the path
 	embeds []embedStep
 	codec  *codec
+	str    bool // a plain string field (no methods, no ",string"), decoded inline
 }
 
 // embedStep is an embedded pointer on the way to a promoted field.
@@ -71,6 +72,8 @@ func (b *builder) structDec(t reflect.Type) decFunc {
 			cf.codec = b.get(f.typ, kindOnly)
 		default:
 			cf.codec = b.get(f.typ, full)
+			cf.str = cf.embeds == nil && f.typ.Kind() == reflect.String && f.typ != numberType &&
+				(f.typ.Name() == "" || b.methodDec(f.typ) == nil)
 		}
 	}
 	s.buildTable()
@@ -155,7 +158,9 @@ func (s *structCodec) lookup(d *decoder, key []byte) *field {
 }
 
 func (s *structCodec) dec(d *decoder, p ptr) error {
-	c := d.data[d.off]
+	data := d.data
+	n := len(data)
+	c := data[d.off]
 	if c != '{' {
 		if c == 'n' {
 			return d.null()
@@ -179,35 +184,71 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 		if c != '"' {
 			return errChar(d.off, c, "looking for beginning of object key string")
 		}
-		key, err := d.str()
-		if err != nil {
-			return err
+		// The key: plain ASCII without escapes is read in place.
+		var key []byte
+		start := d.off + 1
+		i := scanPlain(data, start)
+		if i < n && data[i] == '"' {
+			key = data[start:i]
+			i++
+		} else {
+			if key, err = d.str(); err != nil {
+				return err
+			}
+			i = d.off
+		}
+		// The colon and the value's first byte, fast for compact JSON.
+		if i+1 < n && data[i] == ':' && data[i+1] > ' ' {
+			d.off = i + 1
+		} else {
+			d.off = i
+			if err := d.colon(); err != nil {
+				return err
+			}
 		}
 		f := s.lookup(d, key)
-		if err := d.colon(); err != nil {
-			return err
-		}
-		if f == nil {
+		switch {
+		case f == nil:
 			err = d.skip()
-		} else {
+		case f.str && data[d.off] == '"':
+			// A plain string field, inline.
+			start := d.off + 1
+			i := scanPlain(data, start)
+			if i < n && data[i] == '"' {
+				*(*string)(unsafe.Add(p, f.offset)) = string(data[start:i])
+				d.off = i + 1
+			} else {
+				var v []byte
+				if v, err = d.str(); err == nil {
+					*(*string)(unsafe.Add(p, f.offset)) = string(v)
+				}
+			}
+		default:
 			fp := p
 			if f.embeds != nil {
 				fp = s.embedded(d, f, p)
 			}
 			if fp == nil {
 				err = d.skip()
-			} else {
-				err = f.codec.dec(d, unsafe.Add(fp, f.offset))
-				if err != nil {
-					addPath(err, s.typ, f.name, &d.fatalPath)
-				} else if d.saved != nil && d.errDepth > depth {
-					addPath(d.saved, s.typ, f.name, &d.pathStruct)
-					d.errDepth = depth
-				}
+				break
+			}
+			err = f.codec.dec(d, unsafe.Add(fp, f.offset))
+			if err != nil {
+				addPath(err, s.typ, f.name, &d.fatalPath)
+			} else if d.saved != nil && d.errDepth > depth {
+				addPath(d.saved, s.typ, f.name, &d.pathStruct)
+				d.errDepth = depth
 			}
 		}
 		if err != nil {
 			return err
+		}
+		// A comma and the next key's quote, or the end.
+		i = d.off
+		if i+1 < n && data[i] == ',' && data[i+1] == '"' {
+			d.off = i + 1
+			c = '"'
+			continue
 		}
 		if c, err = d.ws(); err != nil {
 			return err
@@ -227,6 +268,15 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 		return errChar(d.off, c, "after object key:value pair")
 	}
 }
+
+// plain marks the bytes a string can hold without a closer look: not a
+// quote, backslash, control character or non-ASCII byte.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // embedded follows f's embedded pointers from p, allocating nil ones; it
 // returns nil (and saves encoding/json's error) at a nil pointer to an
