@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -345,6 +349,45 @@ func TestProtobufFormatOf(t *testing.T) {
 	} {
 		if got := formatOf(ct); got != want {
 			t.Errorf("%q: %v, want %v", ct, got, want)
+		}
+	}
+}
+
+// TestProtobufRecordedWatch decodes watch streams recorded from
+// kube-apiserver v1.37.1 (curl, testdata/apiserver): ConfigMaps'
+// metadata changed and deleted, then a bookmark; and the same from
+// resourceVersion 2 (the watch cache replays the adds).
+func TestProtobufRecordedWatch(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"watch-metadata.pb", []string{"MODIFIED cm1@217 map[a:c]", "DELETED cm2@218 map[a:b]", "BOOKMARK @218 map[]"}},
+		{"watch-metadata-from-2.pb", []string{"ADDED cm1@213 map[a:b]", "ADDED cm2@214 map[a:b]", "MODIFIED cm1@217 map[a:c]", "DELETED cm2@218 map[a:b]"}},
+	}
+	for _, tt := range tests {
+		body, err := os.ReadFile(filepath.Join("testdata", "apiserver", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := newSourceOf[*metav1.PartialObjectMetadata](t, streamBytes(body), Options{})
+		evs, err := collect(t, watchOf(t, src, informer.WatchOptions{}))
+		if err != io.EOF {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		var got []string
+		for _, ev := range evs {
+			m := &metav1.PartialObjectMetadata{}
+			if ev.Object != nil {
+				m = ev.Object
+				if m.Kind != "PartialObjectMetadata" || m.Namespace != "probe" {
+					t.Errorf("%s: object %+v", tt.file, m)
+				}
+			}
+			got = append(got, fmt.Sprintf("%v %s@%s %v", ev.Type, m.Name, ev.ResourceVersion, m.Labels))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.file, got, tt.want)
 		}
 	}
 }
