@@ -348,7 +348,7 @@ func stringDec(t reflect.Type) decFunc {
 			if err != nil {
 				return err
 			}
-			*(*string)(p) = string(s)
+			*(*string)(p) = intern(s)
 			return nil
 		case 'n':
 			return d.null()

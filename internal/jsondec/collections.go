@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -14,20 +15,15 @@ import (
 // grows as needed and is truncated to the array's length; an empty array
 // gives an empty non-nil slice; null gives nil. A JSON string into a
 // slice of a byte kind is base64.
+//
+// An empty slice (the usual case) is filled through a scratch slice kept
+// by the decoder, then copied into one allocation of the exact size.
 func (b *builder) sliceDec(t reflect.Type) decFunc {
 	et := t.Elem()
 	size := et.Size()
 	elem := b.get(et, full)
 	isBytes := et.Kind() == reflect.Uint8
-	first := 1
-	switch {
-	case size == 0:
-		first = 8
-	case size <= 32:
-		first = 4
-	case size <= 128:
-		first = 2
-	}
+	slot := newSlot()
 	return func(d *decoder, p ptr) error {
 		switch d.data[d.off] {
 		case '[':
@@ -53,50 +49,97 @@ func (b *builder) sliceDec(t reflect.Type) decFunc {
 		if err != nil {
 			return err
 		}
+		if c == ']' {
+			d.off++
+			d.depth--
+			sv.Set(reflect.MakeSlice(t, 0, 0))
+			return nil
+		}
+		fresh := sv.Cap() == 0
+		dst := sv
+		if fresh {
+			dst = d.takeSlot(slot, t)
+		}
 		i := 0
-		if c != ']' {
-			for {
-				if i >= sv.Cap() {
-					// Here len == cap == i: growing keeps every element.
-					n := sv.Cap()
-					if n == 0 {
-						n = first
-					}
-					sv.Grow(n)
+		for {
+			if i >= dst.Cap() {
+				// Here len == cap == i: growing keeps every element.
+				n := dst.Cap()
+				if n == 0 {
+					n = 4
 				}
-				if i >= sv.Len() {
-					sv.SetLen(i + 1)
-				}
-				if err := elem.dec(d, unsafe.Add(sv.UnsafePointer(), uintptr(i)*size)); err != nil {
-					return err
-				}
-				i++
-				if c, err = d.ws(); err != nil {
-					return err
-				}
-				if c == ',' {
-					d.off++
-					if _, err = d.ws(); err != nil {
-						return err
-					}
-					continue
-				}
-				if c == ']' {
-					break
-				}
-				return errChar(d.off, c, "after array element")
+				dst.Grow(n)
 			}
+			if i >= dst.Len() {
+				dst.SetLen(i + 1)
+			}
+			if err := elem.dec(d, unsafe.Add(dst.UnsafePointer(), uintptr(i)*size)); err != nil {
+				return err
+			}
+			i++
+			if c, err = d.ws(); err != nil {
+				return err
+			}
+			if c == ',' {
+				d.off++
+				if _, err = d.ws(); err != nil {
+					return err
+				}
+				continue
+			}
+			if c == ']' {
+				break
+			}
+			return errChar(d.off, c, "after array element")
 		}
 		d.off++
 		d.depth--
+		if fresh {
+			sv.Grow(i)
+			sv.SetLen(i)
+			reflect.Copy(sv, dst)
+			dst.Clear()
+			dst.SetLen(0)
+			d.putSlot(slot, dst, size)
+			return nil
+		}
 		if i < sv.Len() {
 			sv.SetLen(i)
 		}
-		if i == 0 {
-			sv.Set(reflect.MakeSlice(t, 0, 0))
-		}
 		return nil
 	}
+}
+
+// Slots are per-decoder scratch values of a fixed type (a slice to
+// decode array elements into, a map element), indexed by a number each
+// codec takes when it is built; decoders are pooled, so they are reused.
+var slotCount atomic.Int32
+
+func newSlot() int { return int(slotCount.Add(1)) - 1 }
+
+// takeSlot returns the settable scratch value of slot, or a new one of
+// type t; it is the caller's until putSlot (a nested use of the same
+// codec gets a new one).
+func (d *decoder) takeSlot(slot int, t reflect.Type) reflect.Value {
+	if slot < len(d.slots) {
+		if v := d.slots[slot]; v.IsValid() {
+			d.slots[slot] = reflect.Value{}
+			return v
+		}
+	}
+	return reflect.New(t).Elem()
+}
+
+// putSlot gives a scratch value back, zeroed by the caller; large ones
+// are dropped.
+func (d *decoder) putSlot(slot int, v reflect.Value, elemSize uintptr) {
+	if v.Kind() == reflect.Slice && uintptr(v.Cap())*elemSize > 64<<10 {
+		return
+	}
+	if slot >= len(d.slots) {
+		d.slots = append(d.slots, make([]reflect.Value, slot+1-len(d.slots))...)
+	}
+	d.slots[slot] = v
 }
 
 // bytesDec decodes a base64 JSON string into a byte slice.
@@ -210,6 +253,7 @@ func (b *builder) mapDec(t reflect.Type) decFunc {
 		return func(d *decoder, p ptr) error { return mapStringStringDec(d, t, p) }
 	}
 	elem := b.get(et, full)
+	slot := newSlot()
 	return func(d *decoder, p ptr) error {
 		switch d.data[d.off] {
 		case '{':
@@ -229,7 +273,7 @@ func (b *builder) mapDec(t reflect.Type) decFunc {
 		if err := d.open(); err != nil {
 			return err
 		}
-		ev := reflect.New(et).Elem()
+		ev := d.takeSlot(slot, et)
 		ep := ev.Addr().UnsafePointer()
 		var kv reflect.Value
 		if !keyText {
@@ -256,7 +300,7 @@ func (b *builder) mapDec(t reflect.Type) decFunc {
 			keyEnd := d.off
 			var ks string
 			if kt.Kind() == reflect.String && !keyText {
-				ks = string(key)
+				ks = intern(key)
 			}
 			if err := d.colon(); err != nil {
 				return err
@@ -317,6 +361,8 @@ func (b *builder) mapDec(t reflect.Type) decFunc {
 			if c == '}' {
 				d.off++
 				d.depth--
+				ev.SetZero()
+				d.putSlot(slot, ev, 0)
 				return nil
 			}
 			return errChar(d.off, c, "after object key:value pair")
@@ -363,7 +409,7 @@ func mapStringStringDec(d *decoder, t reflect.Type, p ptr) error {
 		if err != nil {
 			return err
 		}
-		k := string(key)
+		k := intern(key)
 		if err := d.colon(); err != nil {
 			return err
 		}
@@ -374,7 +420,7 @@ func mapStringStringDec(d *decoder, t reflect.Type, p ptr) error {
 			if err != nil {
 				return err
 			}
-			v = string(s)
+			v = intern(s)
 		case 'n':
 			err = d.null()
 		default:

@@ -19,8 +19,9 @@ type decoder struct {
 	pathStruct bool  // saved's innermost struct is named
 	fatalPath  bool  // a returned error's innermost struct is named
 
-	scratch []byte // unescaped strings
-	fold    []byte // case-folded keys
+	scratch []byte          // unescaped strings
+	fold    []byte          // case-folded keys
+	slots   []reflect.Value // see takeSlot
 }
 
 var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
@@ -131,6 +132,18 @@ func (d *decoder) raw() ([]byte, error) {
 		return nil, err
 	}
 	return d.data[start:d.off], nil
+}
+
+// rawString is raw, faster for a string without escapes.
+func (d *decoder) rawString() ([]byte, error) {
+	data, start := d.data, d.off
+	if data[start] == '"' {
+		if i := scanPlain(data, start+1); i < len(data) && data[i] == '"' {
+			d.off = i + 1
+			return data[start : i+1], nil
+		}
+	}
+	return d.raw()
 }
 
 // strict runs c in a mode where a type error is returned at once instead

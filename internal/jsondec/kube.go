@@ -8,24 +8,47 @@ import (
 	"time"
 	"unsafe"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-var (
-	timeType        = reflect.TypeFor[metav1.Time]()
-	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
-	int32Codec      = &codec{typ: reflect.TypeFor[int32](), dec: intDecoder(reflect.TypeFor[int32]())}
-)
+var int32Codec = &codec{typ: reflect.TypeFor[int32](), dec: intDecoder(reflect.TypeFor[int32]())}
 
 // kubeDec returns a fast decoder for t if it has one; t's pointer has
 // UnmarshalJSON.
 func kubeDec(t reflect.Type) decFunc {
 	switch t {
-	case timeType:
+	case reflect.TypeFor[metav1.Time]():
 		return timeDec
-	case intOrStringType:
+	case reflect.TypeFor[intstr.IntOrString]():
 		return intOrStringDec
+	case reflect.TypeFor[resource.Quantity]():
+		// The method itself, called without reflect.
+		return func(d *decoder, p ptr) error {
+			raw, err := d.rawString()
+			if err != nil {
+				return err
+			}
+			return (*resource.Quantity)(p).UnmarshalJSON(raw)
+		}
+	case reflect.TypeFor[metav1.FieldsV1]():
+		return func(d *decoder, p ptr) error {
+			raw, err := d.raw()
+			if err != nil {
+				return err
+			}
+			return (*metav1.FieldsV1)(p).UnmarshalJSON(raw)
+		}
+	case reflect.TypeFor[runtime.RawExtension]():
+		return func(d *decoder, p ptr) error {
+			raw, err := d.raw()
+			if err != nil {
+				return err
+			}
+			return (*runtime.RawExtension)(p).UnmarshalJSON(raw)
+		}
 	}
 	return nil
 }
@@ -116,4 +139,111 @@ func intOrStringDec(d *decoder, p ptr) error {
 	}
 	v.Type = intstr.Int
 	return d.strict(int32Codec, unsafe.Pointer(&v.IntVal))
+}
+
+// Well-known Kubernetes strings: enum values, common label and
+// annotation keys, API versions and kinds. A decoded string equal to one
+// of them shares its bytes instead of allocating (the Go value is the
+// same; thousands of cached objects share one copy). Misses cost a hash
+// and at most one comparison.
+var wellKnown = []string{
+	// API versions and kinds.
+	"v1", "apps/v1", "batch/v1", "policy/v1", "networking.k8s.io/v1", "discovery.k8s.io/v1", "coordination.k8s.io/v1",
+	"Pod", "Node", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "Namespace", "Event", "Lease",
+	"ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ServiceAccount", "PersistentVolumeClaim",
+	"Status", "List", "PodList", "Success", "Failure",
+	// Managed fields.
+	"FieldsV1", "Update", "Apply", "kube-controller-manager", "kubelet", "kube-scheduler", "kubectl", "kubectl-client-side-apply",
+	"kube-apiserver", "kubectl-edit", "helm", "status",
+	// Pod spec and status values.
+	"True", "False", "Unknown", "TCP", "UDP", "SCTP", "HTTP", "HTTPS",
+	"Always", "IfNotPresent", "Never", "OnFailure", "File", "FallbackToLogsOnError", "/dev/termination-log",
+	"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", "default-scheduler", "default",
+	"Running", "Pending", "Succeeded", "Failed", "Burstable", "BestEffort", "Guaranteed",
+	"Initialized", "Ready", "ContainersReady", "PodScheduled", "PodReadyToStartContainers", "DisruptionTarget",
+	"NoExecute", "NoSchedule", "PreferNoSchedule", "Exists", "Equal", "In", "NotIn", "DoesNotExist",
+	"ALL", "NET_BIND_SERVICE", "RuntimeDefault", "Localhost", "Unconfined",
+	"metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels", "metadata.annotations",
+	"spec.nodeName", "spec.serviceAccountName", "status.podIP", "status.hostIP", "status.podIPs",
+	"kube-root-ca.crt", "ca.crt", "token", "namespace", "/var/run/secrets/kubernetes.io/serviceaccount",
+	"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/memory-pressure",
+	"node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure", "node.kubernetes.io/unschedulable",
+	"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master", "CriticalAddonsOnly",
+	"PreemptLowerPriority", "Cluster", "Local", "ClusterIP", "NodePort", "LoadBalancer", "SingleStack", "IPv4", "IPv6",
+	"Terminating", "Active", "Bound", "ReadWriteOnce", "Filesystem", "Delete", "Retain",
+	"OrderedReady", "Parallel", "RollingUpdate", "Recreate", "OnDelete", "25%",
+	// Resources.
+	"cpu", "memory", "ephemeral-storage", "pods", "hugepages-2Mi", "hugepages-1Gi", "nvidia.com/gpu",
+	// Label and annotation keys.
+	"app", "name", "component", "tier", "version", "release", "k8s-app", "pod-template-hash",
+	"controller-revision-hash", "pod-template-generation", "statefulset.kubernetes.io/pod-name",
+	"apps.kubernetes.io/pod-index", "batch.kubernetes.io/job-name", "batch.kubernetes.io/controller-uid", "job-name", "controller-uid",
+	"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version", "app.kubernetes.io/component",
+	"app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", "helm.sh/chart", "Helm",
+	"kubernetes.io/os", "kubernetes.io/arch", "kubernetes.io/hostname", "linux", "amd64", "arm64",
+	"topology.kubernetes.io/zone", "topology.kubernetes.io/region", "node.kubernetes.io/instance-type",
+	"beta.kubernetes.io/os", "beta.kubernetes.io/arch",
+	"prometheus.io/scrape", "prometheus.io/port", "prometheus.io/path", "true", "false",
+	"kubectl.kubernetes.io/last-applied-configuration", "kubectl.kubernetes.io/restartedAt",
+	"kubernetes.io/config.seen", "kubernetes.io/config.source", "kubernetes.io/config.hash", "api",
+	"deployment.kubernetes.io/revision", "kubernetes.io/psp", "seccomp.security.alpha.kubernetes.io/pod",
+	"kubernetes.io/service-account.name", "kubernetes.io/service-account-token", "Opaque",
+}
+
+// The intern table: a perfect hash over wellKnown (see structCodec's).
+var (
+	internTab   []string
+	internMul   uint32
+	internShift uint32
+)
+
+const maxInterned = 64
+
+func init() {
+	hashes := make([]uint32, len(wellKnown))
+	for i, s := range wellKnown {
+		hashes[i] = internHash([]byte(s))
+	}
+	seed := uint32(0x2545F491)
+	for size := 10; size <= 13; size++ {
+		tab := make([]string, 1<<size)
+		shift := uint32(32 - size)
+	try:
+		for attempt := 0; attempt < 500; attempt++ {
+			mul := seed | 1
+			seed = seed*1664525 + 1013904223
+			clear(tab)
+			for i, h := range hashes {
+				j := (h * mul) >> shift
+				if tab[j] != "" && tab[j] != wellKnown[i] {
+					continue try
+				}
+				tab[j] = wellKnown[i]
+			}
+			internTab, internMul, internShift = tab, mul, shift
+			return
+		}
+	}
+	// No perfect hash (a list edit made two entries collide in keyHash):
+	// interning is off, which changes nothing but allocations.
+}
+
+// internHash is keyHash with two more bytes mixed in.
+func internHash(b []byte) uint32 {
+	h := keyHash(b)
+	if n := len(b); n >= 4 {
+		h ^= uint32(b[n-2])*0x9E3779B1 ^ uint32(b[n>>2])*0x85EBCA6B
+	}
+	return h
+}
+
+// intern returns b as a string, sharing a well-known string's bytes when
+// b equals it.
+func intern(b []byte) string {
+	if n := len(b); n > 0 && n <= maxInterned && internTab != nil {
+		if s := internTab[(internHash(b)*internMul)>>internShift]; s == string(b) {
+			return s
+		}
+	}
+	return string(b)
 }

@@ -215,12 +215,12 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 			start := d.off + 1
 			i := scanPlain(data, start)
 			if i < n && data[i] == '"' {
-				*(*string)(unsafe.Add(p, f.offset)) = string(data[start:i])
+				*(*string)(unsafe.Add(p, f.offset)) = intern(data[start:i])
 				d.off = i + 1
 			} else {
 				var v []byte
 				if v, err = d.str(); err == nil {
-					*(*string)(unsafe.Add(p, f.offset)) = string(v)
+					*(*string)(unsafe.Add(p, f.offset)) = intern(v)
 				}
 			}
 		default:
