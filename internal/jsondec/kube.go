@@ -191,8 +191,10 @@ var wellKnown = []string{
 }
 
 // The intern table: a perfect hash over wellKnown (see structCodec's).
+// An entry is the string's length << 8 | its index in wellKnown + 1, so
+// most misses are rejected without reading a string.
 var (
-	internTab   []string
+	internTab   []uint16
 	internMul   uint32
 	internShift uint32
 )
@@ -200,32 +202,38 @@ var (
 const maxInterned = 64
 
 func init() {
+	if len(wellKnown) > 255 {
+		return // entries hold the index in 8 bits
+	}
 	hashes := make([]uint32, len(wellKnown))
 	for i, s := range wellKnown {
+		if len(s) > maxInterned {
+			panic("jsondec: well-known string too long: " + s)
+		}
 		hashes[i] = internHash([]byte(s))
 	}
 	seed := uint32(0x2545F491)
-	for size := 10; size <= 13; size++ {
-		tab := make([]string, 1<<size)
+	for size := 9; size <= 12; size++ {
+		tab := make([]uint16, 1<<size)
 		shift := uint32(32 - size)
 	try:
-		for attempt := 0; attempt < 500; attempt++ {
+		for attempt := 0; attempt < 1000; attempt++ {
 			mul := seed | 1
 			seed = seed*1664525 + 1013904223
 			clear(tab)
 			for i, h := range hashes {
 				j := (h * mul) >> shift
-				if tab[j] != "" && tab[j] != wellKnown[i] {
+				if e := tab[j]; e != 0 && wellKnown[e&0xff-1] != wellKnown[i] {
 					continue try
 				}
-				tab[j] = wellKnown[i]
+				tab[j] = uint16(len(wellKnown[i]))<<8 | uint16(i+1)
 			}
 			internTab, internMul, internShift = tab, mul, shift
 			return
 		}
 	}
-	// No perfect hash (a list edit made two entries collide in keyHash):
-	// interning is off, which changes nothing but allocations.
+	// No perfect hash (a list edit made two entries collide in
+	// internHash): interning is off, which changes only allocations.
 }
 
 // internHash is keyHash with two more bytes mixed in.
@@ -241,8 +249,10 @@ func internHash(b []byte) uint32 {
 // b equals it.
 func intern(b []byte) string {
 	if n := len(b); n > 0 && n <= maxInterned && internTab != nil {
-		if s := internTab[(internHash(b)*internMul)>>internShift]; s == string(b) {
-			return s
+		if e := internTab[(internHash(b)*internMul)>>internShift]; int(e>>8) == n {
+			if s := wellKnown[e&0xff-1]; s == string(b) {
+				return s
+			}
 		}
 	}
 	return string(b)

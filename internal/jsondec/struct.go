@@ -2,6 +2,7 @@ package jsondec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"reflect"
@@ -31,10 +32,39 @@ type embedStep struct {
 type structCodec struct {
 	typ    reflect.Type
 	fields []field
-	slots  []uint8 // perfect hash: field index+1, 0 when empty
+	slots  []slot // perfect hash of the names
 	mul    uint32
 	shift  uint32
 	byName map[string]int // when no perfect hash was found
+}
+
+// slot is an entry of the perfect hash: the name's length and first 16
+// bytes (little endian, zero padded), so that most keys are checked
+// without touching the field or the name's bytes.
+type slot struct {
+	w0, w1 uint64
+	n      uint32 // name length, 0 for an empty slot
+	ix     uint32 // field index
+}
+
+// nameWords returns the first 16 bytes of b as two little-endian words,
+// zero padded, reading up to cap(b); ok is false if cap(b) < 16.
+func nameWords(b []byte) (w0, w1 uint64, ok bool) {
+	n := len(b)
+	if cap(b) < 16 {
+		return 0, 0, false
+	}
+	w := b[:16]
+	w0 = binary.LittleEndian.Uint64(w[0:8])
+	w1 = binary.LittleEndian.Uint64(w[8:16])
+	switch {
+	case n < 8:
+		w0 &= 1<<(8*n) - 1
+		w1 = 0
+	case n < 16:
+		w1 &= 1<<(8*(n-8)) - 1
+	}
+	return w0, w1, true
 }
 
 func (b *builder) structDec(t reflect.Type) decFunc {
@@ -96,7 +126,7 @@ func (s *structCodec) buildTable() {
 	if n == 0 {
 		return
 	}
-	if n > 255 {
+	if n > 1<<16 {
 		s.byName = map[string]int{}
 		for i, f := range s.fields {
 			s.byName[f.name] = i
@@ -109,7 +139,7 @@ func (s *structCodec) buildTable() {
 	}
 	seed := uint32(0x9E3779B1)
 	for size := bits.Len(uint(n)) + 1; size <= bits.Len(uint(n))+3; size++ {
-		slots := make([]uint8, 1<<size)
+		slots := make([]slot, 1<<size)
 		shift := uint32(32 - size)
 	try:
 		for attempt := 0; attempt < 200; attempt++ {
@@ -118,10 +148,13 @@ func (s *structCodec) buildTable() {
 			clear(slots)
 			for i, h := range hashes {
 				j := (h * mul) >> shift
-				if slots[j] != 0 {
+				if slots[j].n != 0 {
 					continue try
 				}
-				slots[j] = uint8(i + 1)
+				name := make([]byte, len(s.fields[i].name), len(s.fields[i].name)+16)
+				copy(name, s.fields[i].name)
+				w0, w1, _ := nameWords(name)
+				slots[j] = slot{w0: w0, w1: w1, n: uint32(len(name)), ix: uint32(i)}
 			}
 			s.slots, s.mul, s.shift = slots, mul, shift
 			return
@@ -137,8 +170,16 @@ func (s *structCodec) buildTable() {
 // (in struct order) whose name equals key under case folding.
 func (s *structCodec) lookup(d *decoder, key []byte) *field {
 	if s.slots != nil {
-		if ix := s.slots[(keyHash(key)*s.mul)>>s.shift]; ix != 0 {
-			if f := &s.fields[ix-1]; string(key) == f.name {
+		e := &s.slots[(keyHash(key)*s.mul)>>s.shift]
+		if int(e.n) == len(key) && e.n != 0 {
+			if w0, w1, ok := nameWords(key); ok {
+				if w0 == e.w0 && w1 == e.w1 {
+					f := &s.fields[e.ix]
+					if len(key) <= 16 || string(key[16:]) == f.name[16:] {
+						return f
+					}
+				}
+			} else if f := &s.fields[e.ix]; string(key) == f.name {
 				return f
 			}
 		}

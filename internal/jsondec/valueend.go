@@ -1,6 +1,9 @@
 package jsondec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxDepth is encoding/json's nesting limit: more than 10000 open arrays
 // and objects is a syntax error.
@@ -47,12 +50,14 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plainWord reports whether none of the 8 bytes in x is a quote, a
-// backslash or a control character (bytes >= 0x80 are plain).
-func plainWord(x uint64) bool {
+// stopMask has the high bit set in each byte of x that is a quote, a
+// backslash or a control character, and possibly in bytes above such a
+// byte; the lowest set bit marks the first one exactly. Bytes >= 0x80 do
+// not stop a string's syntax check.
+func stopMask(x uint64) uint64 {
 	q := x ^ (lsb * '"')
 	b := x ^ (lsb * '\\')
-	return ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)&^x)&msb == 0
+	return ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*0x20)&^x) & msb
 }
 
 // skipString checks the string whose opening quote is at data[i] and
@@ -61,7 +66,11 @@ func skipString(data []byte, i int) (int, error) {
 	i++
 	n := len(data)
 	for {
-		for i+8 <= n && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		for i+8 <= n {
+			if m := stopMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		for i < n {
