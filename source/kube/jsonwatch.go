@@ -31,45 +31,31 @@ type bookmarkObject struct {
 // whole, a problem with its content leaves the stream intact, and the
 // order of "type" and "object" does not matter.
 type watchDecoder[T informer.Object] struct {
-	s       *jsonStream
-	newObj  func() T
-	budget  int64
-	res     string
-	path    string
-	initial bool  // a streaming list was asked for
-	err     error // the error that ended the stream, returned again
-	start   int64 // the offset of the event being read
+	streamState
+	s      *jsonStream
+	newObj func() T
+	budget int64
 }
 
 func newWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *watchDecoder[T] {
 	return &watchDecoder[T]{
-		s:       newJSONStream(r, 0),
-		newObj:  newObj,
-		budget:  maxObject + maxEventSlack,
-		res:     res,
-		path:    path,
-		initial: initial,
+		streamState: streamState{res: res, path: path, initial: initial},
+		s:           newJSONStream(r, 0),
+		newObj:      newObj,
+		budget:      maxObject + maxEventSlack,
 	}
 }
 
 // fatal records and returns the error that ends the stream.
 func (d *watchDecoder[T]) fatal(err error) error {
 	if d.s.ioError(err) {
-		err = fmt.Errorf("kube: watch %s: reading the stream: %w", d.res, err)
-	} else {
-		var se *sizeError
-		if errors.As(err, &se) && se.option == "MaxObjectBytes" {
-			se.what, se.limit = "the event", d.budget-maxEventSlack
-		}
-		err = &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Err: err}
+		return d.fail(err, err)
 	}
-	d.err = err
-	return err
-}
-
-// recoverable returns the error of one unusable event; the stream goes on.
-func (d *watchDecoder[T]) recoverable(err error) error {
-	return &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Recoverable: true, Err: err}
+	var se *sizeError
+	if errors.As(err, &se) && se.option == "MaxObjectBytes" {
+		se.what, se.limit = "the event", d.budget-maxEventSlack
+	}
+	return d.fail(err, nil)
 }
 
 // next reads one event, or returns an error and no event. See
@@ -149,22 +135,14 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 	if objectVal == nil {
 		return ev, fmt.Errorf(`the %s event has no "object"`, typ)
 	}
-	switch typ {
-	case "ADDED", "MODIFIED", "DELETED":
+	if et, ok := objectEventType(typ); ok {
 		obj := d.newObj()
 		if err := jsondec.Unmarshal(objectVal, obj); err != nil {
 			return ev, fmt.Errorf("the %s event's object: %w", typ, err)
 		}
-		ev.Object = obj
-		ev.ResourceVersion = obj.GetResourceVersion()
-		switch typ {
-		case "ADDED":
-			ev.Type = informer.EventAdded
-		case "MODIFIED":
-			ev.Type = informer.EventModified
-		default:
-			ev.Type = informer.EventDeleted
-		}
+		return informer.Event[T]{Type: et, Object: obj, ResourceVersion: obj.GetResourceVersion()}, nil
+	}
+	switch typ {
 	case "BOOKMARK":
 		var b bookmarkObject
 		if err := jsondec.Unmarshal(objectVal, &b); err != nil {
@@ -178,20 +156,9 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 	case "ERROR":
 		var st metav1.Status
 		if err := jsondec.Unmarshal(objectVal, &st); err != nil {
-			d.fatal(fmt.Errorf("the ERROR event's object is not a Status: %w", err))
-			return ev, d.err
+			return ev, d.fail(fmt.Errorf("the ERROR event's object is not a Status: %w", err), nil)
 		}
-		if st.Code == 0 && st.Reason == "" && st.Message == "" {
-			d.fatal(errors.New("the ERROR event's Status has no code, reason or message"))
-			return ev, d.err
-		}
-		ae := statusError("watch", d.path, 0, &st)
-		if d.initial && watchListRefused(ae) {
-			d.err = fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, ae)
-		} else {
-			d.err = ae
-		}
-		return ev, d.err
+		return ev, d.endWithStatus(&st)
 	default:
 		return ev, fmt.Errorf("%w %q", informer.ErrUnknownEventType, typ)
 	}

@@ -21,47 +21,28 @@ import (
 // length, before it is read; a shorter one is read whole into a reused
 // buffer and decoded from there.
 type protoWatchDecoder[T informer.Object] struct {
-	lr      *limitReader
-	p       *protoReader
-	buf     []byte
-	newObj  func() T
-	maxObj  int64
-	res     string
-	path    string
-	initial bool  // a streaming list was asked for
-	err     error // the error that ended the stream, returned again
-	start   int64 // where the current frame starts in the stream
-	kinds   kindCache
+	streamState
+	lr     *limitReader
+	p      *protoReader
+	buf    []byte
+	newObj func() T
+	maxObj int64
+	kinds  kindCache
 }
 
 func newProtoWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *protoWatchDecoder[T] {
 	lr := &limitReader{r: r, limit: math.MaxInt64}
 	return &protoWatchDecoder[T]{
-		lr:      lr,
-		p:       &protoReader{r: bufio.NewReaderSize(lr, 16<<10), limit: math.MaxInt64},
-		newObj:  newObj,
-		maxObj:  maxObject,
-		res:     res,
-		path:    path,
-		initial: initial,
+		streamState: streamState{res: res, path: path, initial: initial},
+		lr:          lr,
+		p:           &protoReader{r: bufio.NewReaderSize(lr, 16<<10), limit: math.MaxInt64},
+		newObj:      newObj,
+		maxObj:      maxObject,
 	}
 }
 
 // fatal records and returns the error that ends the stream.
-func (d *protoWatchDecoder[T]) fatal(err error) error {
-	if d.lr.ioErr != nil {
-		err = fmt.Errorf("kube: watch %s: reading the stream: %w", d.res, d.lr.ioErr)
-	} else {
-		err = &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Err: err}
-	}
-	d.err = err
-	return err
-}
-
-// recoverable returns the error of one unusable event; the stream goes on.
-func (d *protoWatchDecoder[T]) recoverable(err error) error {
-	return &DecodeError{Op: "watch", Resource: d.res, Offset: d.start, Item: -1, Recoverable: true, Err: err}
-}
+func (d *protoWatchDecoder[T]) fatal(err error) error { return d.fail(err, d.lr.ioErr) }
 
 // next reads one event, or returns an error and no event. See
 // watcher.Next.
@@ -182,16 +163,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		if err != nil {
 			return ev, d.fatal(fmt.Errorf("the ERROR event's object is not a Status: %w", err))
 		}
-		if st.Code == 0 && st.Reason == "" && st.Message == "" {
-			return ev, d.fatal(errors.New("the ERROR event's Status has no code, reason or message"))
-		}
-		ae := statusError("watch", d.path, 0, st)
-		if d.initial && watchListRefused(ae) {
-			d.err = fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, ae)
-		} else {
-			d.err = ae
-		}
-		return ev, d.err
+		return ev, d.endWithStatus(st)
 	default:
 		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, string(typ)))
 	}

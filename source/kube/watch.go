@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Watch opens a watch: GET with watch=1, resourceVersion,
@@ -143,4 +144,64 @@ func (w *watcher[T]) Close() error {
 		_ = w.body.Close()
 	})
 	return nil
+}
+
+// streamState is what both watch decoders keep of their stream: the names
+// for errors, whether a streaming list was asked for, the error that
+// ended the stream (returned again by every later call), and where the
+// event being read starts.
+type streamState struct {
+	res     string
+	path    string
+	initial bool
+	err     error
+	start   int64
+}
+
+// fail records and returns the error that ends the stream: readErr when
+// reading the body failed, else a *DecodeError for err.
+func (st *streamState) fail(err, readErr error) error {
+	if readErr != nil {
+		err = fmt.Errorf("kube: watch %s: reading the stream: %w", st.res, readErr)
+	} else {
+		err = &DecodeError{Op: "watch", Resource: st.res, Offset: st.start, Item: -1, Err: err}
+	}
+	st.err = err
+	return err
+}
+
+// recoverable returns the error of one unusable event; the stream goes on.
+func (st *streamState) recoverable(err error) error {
+	return &DecodeError{Op: "watch", Resource: st.res, Offset: st.start, Item: -1, Recoverable: true, Err: err}
+}
+
+// endWithStatus ends the stream with the error an ERROR event's Status
+// carries: an *APIError (410 matches informer.ErrExpired), which also
+// matches informer.ErrWatchListUnsupported when a streaming list was
+// refused; a Status with nothing in it is a *DecodeError.
+func (st *streamState) endWithStatus(s *metav1.Status) error {
+	if s.Code == 0 && s.Reason == "" && s.Message == "" {
+		return st.fail(errors.New("the ERROR event's Status has no code, reason or message"), nil)
+	}
+	ae := statusError("watch", st.path, 0, s)
+	if st.initial && watchListRefused(ae) {
+		st.err = fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, ae)
+	} else {
+		st.err = ae
+	}
+	return st.err
+}
+
+// objectEventType maps the Kubernetes event types that carry an object of
+// the resource (ADDED, MODIFIED, DELETED) to the informer's.
+func objectEventType(typ string) (informer.EventType, bool) {
+	switch typ {
+	case "ADDED":
+		return informer.EventAdded, true
+	case "MODIFIED":
+		return informer.EventModified, true
+	case "DELETED":
+		return informer.EventDeleted, true
+	}
+	return 0, false
 }
