@@ -201,7 +201,11 @@ var (
 
 const maxInterned = 64
 
-func init() {
+func init() { initIntern() }
+
+// initIntern builds internTab (about 25µs: a 4096-entry table is the
+// smallest that is usually found at once).
+func initIntern() {
 	if len(wellKnown) > 255 {
 		return // entries hold the index in 8 bits
 	}
@@ -213,7 +217,7 @@ func init() {
 		hashes[i] = internHash([]byte(s))
 	}
 	seed := uint32(0x2545F491)
-	for size := 9; size <= 12; size++ {
+	for size := 12; size <= 14; size++ {
 		tab := make([]uint16, 1<<size)
 		shift := uint32(32 - size)
 	try:
