@@ -68,7 +68,6 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 	stringType          = reflect.TypeFor[string]()
 	float64Type         = reflect.TypeFor[float64]()
-	anyType             = reflect.TypeFor[any]()
 )
 
 // rootCodec returns the codec for a pointer of type t passed to Unmarshal.

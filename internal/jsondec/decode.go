@@ -119,7 +119,7 @@ func (d *decoder) mismatch(t reflect.Type) error {
 func (d *decoder) open() error {
 	d.depth++
 	if d.depth > maxDepth {
-		return errDepth(d.off)
+		return errTooDeep(d.off)
 	}
 	d.off++
 	return nil

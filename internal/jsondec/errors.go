@@ -45,7 +45,7 @@ func errChar(off int, c byte, context string) error {
 	return &SyntaxError{Offset: int64(off), msg: "invalid character " + quoteChar(c) + " " + context}
 }
 
-func errDepth(off int) error {
+func errTooDeep(off int) error {
 	return &SyntaxError{Offset: int64(off), msg: "exceeded max depth"}
 }
 

@@ -208,7 +208,7 @@ value:
 		}
 	case '{', '[':
 		if depth+top >= maxDepth {
-			return 0, errDepth(i)
+			return 0, errTooDeep(i)
 		}
 		if top>>6 >= len(stack) {
 			stack = append(stack, make([]uint64, len(stack))...)
