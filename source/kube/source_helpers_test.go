@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -124,4 +125,50 @@ func handlerTransport(h http.Handler) http.RoundTripper {
 		h.ServeHTTP(rec, r)
 		return rec.Result(), nil
 	})
+}
+
+// checkBadWatch reads a broken watch stream of a table test: events good
+// ADDED events, then an error that matches every error of is, mentions
+// msg and is a *DecodeError (Recoverable as recoverable says) or an
+// *APIError, with no event beside it. After it, a recoverable error is
+// followed by one more good event (named w1); any other comes back again.
+func checkBadWatch[T informer.Object](t *testing.T, w informer.Watcher[T], events int, is []error, msg string, recoverable bool) {
+	t.Helper()
+	for i := range events {
+		if ev, err := w.Next(); err != nil || ev.Type != informer.EventAdded {
+			t.Fatalf("event %d: %+v, %v", i, ev, err)
+		}
+	}
+	ev, err := w.Next()
+	if err == nil {
+		t.Fatalf("no error; event %+v", ev)
+	}
+	t.Log(err)
+	if ev.Type != 0 || !isNil(ev.Object) {
+		t.Errorf("an event came with the error: %+v", ev)
+	}
+	for _, want := range is {
+		if !errors.Is(err, want) {
+			t.Errorf("%q is not %v", err, want)
+		}
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("%q does not mention %q", err, msg)
+	}
+	var de *DecodeError
+	var ae *APIError
+	if !errors.As(err, &de) && !errors.As(err, &ae) {
+		t.Errorf("%T is neither a *DecodeError nor an *APIError", err)
+	}
+	if de != nil && de.Recoverable != recoverable {
+		t.Errorf("Recoverable %v", de.Recoverable)
+	}
+	next, err2 := w.Next()
+	if recoverable {
+		if err2 != nil || next.Type != informer.EventAdded || next.Object.GetName() != "w1" {
+			t.Errorf("after a recoverable error: %+v, %v", next, err2)
+		}
+	} else if err2 != err {
+		t.Errorf("after the stream ended: %+v, %v; want the same error again", next, err2)
+	}
 }

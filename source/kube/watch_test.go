@@ -151,39 +151,7 @@ func TestWatchBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src, _ := newTestSource(t, streamHandler(tt.chunks...), tt.opts)
 			w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "10"})
-			for i := range tt.events {
-				if ev, err := w.Next(); err != nil || ev.Type != informer.EventAdded {
-					t.Fatalf("event %d: %+v, %v", i, ev, err)
-				}
-			}
-			ev, err := w.Next()
-			if err == nil {
-				t.Fatalf("no error; event %+v", ev)
-			}
-			t.Log(err)
-			if ev.Type != 0 || ev.Object != nil {
-				t.Errorf("an event came with the error: %+v", ev)
-			}
-			for _, want := range tt.is {
-				if !errors.Is(err, want) {
-					t.Errorf("%q is not %v", err, want)
-				}
-			}
-			if !strings.Contains(err.Error(), tt.msg) {
-				t.Errorf("%q does not mention %q", err, tt.msg)
-			}
-			var de *DecodeError
-			if errors.As(err, &de) && de.Recoverable != tt.recoverable {
-				t.Errorf("Recoverable %v", de.Recoverable)
-			}
-			next, err2 := w.Next()
-			if tt.recoverable {
-				if err2 != nil || next.Type != informer.EventAdded || next.Object.Name != "w1" {
-					t.Errorf("after a recoverable error: %+v, %v", next, err2)
-				}
-			} else if err2 != err {
-				t.Errorf("after the stream ended: %+v, %v; want the same error again", next, err2)
-			}
+			checkBadWatch(t, w, tt.events, tt.is, tt.msg, tt.recoverable)
 		})
 	}
 }
