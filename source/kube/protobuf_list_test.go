@@ -195,29 +195,7 @@ func TestProtobufListBadInput(t *testing.T) {
 				src := newSourceOf[*metav1.PartialObjectMetadata](t, tt.h, tt.opts)
 				page, err = src.List(t.Context(), informer.ListOptions{})
 			}
-			if err == nil {
-				t.Fatalf("no error; page %+v", page)
-			}
-			t.Log(err)
-			if page.Items != nil || page.ResourceVersion != "" {
-				t.Errorf("a page came with the error: %+v", page)
-			}
-			for _, want := range tt.is {
-				if !errors.Is(err, want) {
-					t.Errorf("error %q is not %v", err, want)
-				}
-			}
-			if !strings.Contains(err.Error(), tt.msg) {
-				t.Errorf("error %q does not mention %q", err, tt.msg)
-			}
-			var de *DecodeError
-			var ce *ContentTypeError
-			if !errors.As(err, &de) && !errors.As(err, &ce) {
-				t.Errorf("error %T is neither a *DecodeError nor a *ContentTypeError", err)
-			}
-			if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) && de != nil {
-				t.Errorf("an error is either too large or malformed: %v", err)
-			}
+			checkBadList(t, page, err, tt.is, tt.msg)
 		})
 	}
 }

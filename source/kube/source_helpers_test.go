@@ -172,3 +172,34 @@ func checkBadWatch[T informer.Object](t *testing.T, w informer.Watcher[T], event
 		t.Errorf("after the stream ended: %+v, %v; want the same error again", next, err2)
 	}
 }
+
+// checkBadList checks the error of a List of a broken response in a table
+// test: no page beside it; it matches every error of is and mentions msg;
+// it is a *DecodeError or a *ContentTypeError; and a *DecodeError is
+// either too large or malformed, never both.
+func checkBadList[T informer.Object](t *testing.T, page informer.Page[T], err error, is []error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; page %+v", page)
+	}
+	t.Log(err)
+	if page.Items != nil || page.ResourceVersion != "" {
+		t.Errorf("a page came with the error: %+v", page)
+	}
+	for _, want := range is {
+		if !errors.Is(err, want) {
+			t.Errorf("error %q is not %v", err, want)
+		}
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q does not mention %q", err, msg)
+	}
+	var de *DecodeError
+	var ce *ContentTypeError
+	if !errors.As(err, &de) && !errors.As(err, &ce) {
+		t.Errorf("error %T is neither a *DecodeError nor a *ContentTypeError", err)
+	}
+	if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) && de != nil {
+		t.Errorf("an error is either too large or malformed: %v", err)
+	}
+}
