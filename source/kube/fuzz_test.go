@@ -69,9 +69,17 @@ func fuzzWatch[T informer.Object](t *testing.T, body []byte, initial bool) {
 		t.Fatal(err)
 	}
 	d := newWatchDecoder(bytes.NewReader(body), newObj, fuzzMaxObject, "fuzz", "/fuzz", initial)
+	drainWatch(t, d, len(body)+1, initial)
+}
+
+// drainWatch reads a fuzzed watch stream to its end: at most maxEvents
+// events (or recoverable errors), each event well formed, each error
+// typed, with no event beside it, either too large or malformed when it
+// is a *DecodeError, and the error that ends the stream returned again.
+func drainWatch[T informer.Object](t *testing.T, d eventDecoder[T], maxEvents int, initial bool) {
 	for i := 0; ; i++ {
-		if i > len(body)+1 {
-			t.Fatalf("more events (%d) than bytes (%d)", i, len(body))
+		if i > maxEvents {
+			t.Fatalf("more events than the %d the stream can hold", maxEvents)
 		}
 		ev, err := d.next()
 		if err == nil {
@@ -86,6 +94,9 @@ func fuzzWatch[T informer.Object](t *testing.T, body []byte, initial bool) {
 		switch {
 		case err == io.EOF:
 		case errors.As(err, &de):
+			if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) {
+				t.Fatalf("an error is either too large or malformed: %v", err)
+			}
 			if de.Recoverable {
 				continue
 			}

@@ -80,41 +80,7 @@ func fuzzProtobufWatch[T informer.Object](t *testing.T, body []byte, initial boo
 		t.Fatal(err)
 	}
 	d := newProtoWatchDecoder(bytes.NewReader(body), newObj, fuzzMaxObject, "fuzz", "/fuzz", initial)
-	for i := 0; ; i++ {
-		if i > len(body)/4+1 {
-			t.Fatalf("more events (%d) than frames fit in %d bytes", i, len(body))
-		}
-		ev, err := d.next()
-		if err == nil {
-			checkEvent(t, ev)
-			continue
-		}
-		if ev.Type != 0 || !isNil(ev.Object) {
-			t.Fatalf("an event came with the error %v: %+v", err, ev)
-		}
-		var de *DecodeError
-		var ae *APIError
-		switch {
-		case err == io.EOF:
-		case errors.As(err, &de):
-			if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) {
-				t.Fatalf("an error is either too large or malformed: %v", err)
-			}
-			if de.Recoverable {
-				continue
-			}
-		case errors.As(err, &ae):
-			if errors.Is(err, informer.ErrWatchListUnsupported) && !initial {
-				t.Fatalf("watch list refused on a plain watch: %v", err)
-			}
-		default:
-			t.Fatalf("untyped error %T: %v", err, err)
-		}
-		if _, err2 := d.next(); err2 != err {
-			t.Fatalf("after %v, next returned %v", err, err2)
-		}
-		return
-	}
+	drainWatch(t, d, len(body)/4+1, initial)
 }
 
 // protobufListSeeds are protobuf list bodies for the fuzz corpus.
