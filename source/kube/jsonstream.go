@@ -63,6 +63,9 @@ func (s *jsonStream) ioError(err error) bool {
 // error when the body fails (also kept in ioErr), or a *sizeError when
 // the value, or the body, would go past its limit.
 func (s *jsonStream) read(budget int64, what string) error {
+	if s.overTotal() {
+		return s.totalError()
+	}
 	if s.ioErr != nil {
 		return s.ioErr
 	}
@@ -72,9 +75,6 @@ func (s *jsonStream) read(budget int64, what string) error {
 	pending := int64(len(s.buf) - s.pos)
 	if pending >= budget {
 		return &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
-	}
-	if s.total > 0 && s.base+int64(len(s.buf)) >= s.total {
-		return &sizeError{what: "the response", limit: s.total, option: "MaxResponseBytes"}
 	}
 	// Make room: drop what was read, then grow if still short.
 	if s.pos > 0 && (cap(s.buf)-len(s.buf) < minRead || s.pos == len(s.buf)) {
@@ -88,19 +88,23 @@ func (s *jsonStream) read(budget int64, what string) error {
 		s.buf = nb
 	}
 	room := s.buf[len(s.buf):cap(s.buf)]
-	// Read no further than the value's budget (one byte past it, to know
-	// it is too large) and the body's.
+	// Read no further than the value's budget and the body's (one byte
+	// past each, to know it is too large: a body of exactly total bytes
+	// is accepted, whether or not its last bytes came with io.EOF).
 	if limit := budget - pending + 1; int64(len(room)) > limit {
 		room = room[:limit]
 	}
 	if s.total > 0 {
-		if limit := s.total - s.base - int64(len(s.buf)); int64(len(room)) > limit {
+		if limit := s.total - s.base - int64(len(s.buf)) + 1; int64(len(room)) > limit {
 			room = room[:limit]
 		}
 	}
 	for empty := 0; ; empty++ {
 		n, err := s.r.Read(room)
 		s.buf = s.buf[:len(s.buf)+n]
+		if s.overTotal() {
+			return s.totalError()
+		}
 		if err == io.EOF {
 			s.eof = true
 			if n == 0 {
@@ -127,6 +131,15 @@ func (s *jsonStream) read(budget int64, what string) error {
 			return s.ioErr
 		}
 	}
+}
+
+// overTotal reports whether more of the body was read than total allows.
+func (s *jsonStream) overTotal() bool {
+	return s.total > 0 && s.base+int64(len(s.buf)) > s.total
+}
+
+func (s *jsonStream) totalError() error {
+	return &sizeError{what: "the response", limit: s.total, option: "MaxResponseBytes"}
 }
 
 // skipSpace moves past white space to the next byte, reading as needed;
@@ -180,20 +193,27 @@ func (s *jsonStream) value(budget int64, what string) ([]byte, error) {
 		return nil, err
 	}
 	for {
-		n, err := jsondec.ValueEnd(s.buf[s.pos:])
-		if err == nil {
+		rest := s.buf[s.pos:]
+		n, err := jsondec.ValueEnd(rest)
+		// ValueEnd takes a number that runs to the end of rest as whole:
+		// unless the body has ended, its next byte must be seen first.
+		number := err == nil && n == len(rest) && !s.eof && (rest[0] == '-' || rest[0]-'0' < 10)
+		if err == nil && !number {
 			if int64(n) > budget {
 				return nil, &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
 			}
-			v := s.buf[s.pos : s.pos+n]
+			v := rest[:n]
 			s.pos += n
 			return v, nil
 		}
-		if !errors.Is(err, jsondec.ErrIncomplete) {
+		if err != nil && !errors.Is(err, jsondec.ErrIncomplete) {
 			return nil, err
 		}
 		if err := s.read(budget, what); err != nil {
 			if err == errStreamEOF {
+				if number {
+					continue // the body ended with the number
+				}
 				return nil, errTruncated
 			}
 			return nil, err
