@@ -28,6 +28,9 @@ type jsonStream struct {
 	total int64
 	eof   bool  // r returned io.EOF, or the stream is in memory
 	ioErr error // r failed: the connection, the context, invalid gzip
+	// checked counts the bytes given to ValueEnd, for the tests: linear
+	// in the body's size however it is cut into reads.
+	checked int64
 }
 
 // errStreamEOF is what read returns when the body has ended.
@@ -188,37 +191,119 @@ func (s *jsonStream) expect(c byte, what string) error {
 // value returns the next value, whole, and moves past it. budget bounds
 // its size; what names it in errors. The bytes are the buffer's: valid
 // until the next call.
+//
+// A value already in the buffer costs one ValueEnd. One that spans reads
+// is followed by endScan, which resumes where it stopped, so that a large
+// value arriving in many reads is scanned in linear time; ValueEnd checks
+// it again whole once it has ended, and also whenever the buffered part
+// has doubled, so that invalid JSON is reported without waiting for the
+// rest of the value.
 func (s *jsonStream) value(budget int64, what string) ([]byte, error) {
 	if _, err := s.peek(); err != nil {
 		return nil, err
 	}
+	var (
+		scan    endScan
+		checked int  // ValueEnd has seen this many bytes of the value
+		final   bool // the body has ended
+	)
 	for {
 		rest := s.buf[s.pos:]
-		n, err := jsondec.ValueEnd(rest)
-		// ValueEnd takes a number that runs to the end of rest as whole:
-		// unless the body has ended, its next byte must be seen first.
-		number := err == nil && n == len(rest) && !s.eof && (rest[0] == '-' || rest[0]-'0' < 10)
-		if err == nil && !number {
-			if int64(n) > budget {
-				return nil, &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
-			}
-			v := rest[:n]
-			s.pos += n
-			return v, nil
+		end := len(rest) // where the value may end; len(rest): not yet known
+		if checked == 0 || int64(len(rest)) >= 2*int64(checked) {
+			checked = len(rest)
+		} else if e := scan.scan(rest); e >= 0 {
+			end = e
+		} else {
+			end = -1 // not yet: read on
 		}
-		if err != nil && !errors.Is(err, jsondec.ErrIncomplete) {
-			return nil, err
+		if end >= 0 {
+			s.checked += int64(end)
+			n, err := jsondec.ValueEnd(rest[:end])
+			// ValueEnd takes a number that runs to the end of its input
+			// as whole: unless the body has ended, the byte after it
+			// must be seen first.
+			number := err == nil && n == len(rest) && !s.eof && (rest[0] == '-' || rest[0]-'0' < 10)
+			switch {
+			case err == nil && !number:
+				if int64(n) > budget {
+					return nil, &sizeError{what: what, limit: budget, option: "MaxObjectBytes"}
+				}
+				s.pos += n
+				return rest[:n], nil
+			case err != nil && !errors.Is(err, jsondec.ErrIncomplete):
+				return nil, err
+			}
 		}
 		if err := s.read(budget, what); err != nil {
-			if err == errStreamEOF {
-				if number {
-					continue // the body ended with the number
-				}
+			if err != errStreamEOF {
+				return nil, err
+			}
+			if final {
 				return nil, errTruncated
 			}
-			return nil, err
+			final, checked = true, 0 // check what there is, whole, once more
 		}
 	}
+}
+
+// endScan finds where a value that is arriving in pieces may end, from
+// its brackets, strings and escapes alone (numbers and literals end at
+// the first byte that cannot continue them), resuming at each call where
+// the last one stopped. It does not check the syntax: ValueEnd does.
+type endScan struct {
+	from     int // the bytes of the value scanned so far
+	depth    int
+	inString bool
+	escaped  bool
+}
+
+// scan returns the length of the value that v starts with, or -1 when v
+// does not hold its end yet. v must start with the same bytes at every
+// call, and grow.
+func (e *endScan) scan(v []byte) int {
+	switch v[0] {
+	case '{', '[', '"':
+	default:
+		for i := max(e.from, 1); i < len(v); i++ {
+			switch c := v[i]; {
+			case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c == '.', c == '+', c == '-', c == 'E':
+			default:
+				return i
+			}
+		}
+		e.from = len(v)
+		return -1
+	}
+	for i := e.from; i < len(v); i++ {
+		c := v[i]
+		if e.inString {
+			switch {
+			case e.escaped:
+				e.escaped = false
+			case c == '\\':
+				e.escaped = true
+			case c == '"':
+				e.inString = false
+				if e.depth == 0 {
+					return i + 1
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			e.inString = true
+		case '{', '[':
+			e.depth++
+		case '}', ']':
+			if e.depth--; e.depth <= 0 {
+				return i + 1
+			}
+		}
+	}
+	e.from = len(v)
+	return -1
 }
 
 // key reads an object member's name and the colon after it.

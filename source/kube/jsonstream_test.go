@@ -64,3 +64,45 @@ func TestJSONStreamExactTotal(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONStreamLargeValueInSmallReads reads values of up to 1 MiB that
+// arrive a few bytes at a time, as an object, a string and a number: each
+// is found whole, and the bytes checked by ValueEnd stay within a small
+// multiple of the value's size however many reads it takes (rescanning
+// the value at each read would check about size²/2 bytes).
+func TestJSONStreamLargeValueInSmallReads(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	for _, tt := range []struct{ name, value string }{
+		{"object", `{"metadata":{"name":"a","annotations":{"k":"` + big + `","q":"\"}]"}},"n":[1,2,{}]}`},
+		{"string", `"` + big + `\\"`},
+		{"number", "1" + strings.Repeat("0", 1<<16) + "e-3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.value + " " + tt.value
+			s := newJSONStream(iotest.HalfReader(&smallReader{r: strings.NewReader(body), n: 7}), 0)
+			for i := range 2 {
+				v, err := s.value(8<<20, "the value")
+				if err != nil {
+					t.Fatalf("value %d: %v", i, err)
+				}
+				if string(v) != tt.value {
+					t.Fatalf("value %d: %d bytes, want %d", i, len(v), len(tt.value))
+				}
+			}
+			if max := 8 * int64(len(body)); s.checked > max {
+				t.Errorf("ValueEnd checked %d bytes for a body of %d, more than %d", s.checked, len(body), max)
+			}
+			if err := s.skipSpace(); err != errStreamEOF {
+				t.Errorf("after the values: %v, want the end", err)
+			}
+		})
+	}
+}
+
+// smallReader reads at most n bytes at a time.
+type smallReader struct {
+	r interface{ Read([]byte) (int, error) }
+	n int
+}
+
+func (r *smallReader) Read(p []byte) (int, error) { return r.r.Read(p[:min(len(p), r.n)]) }
