@@ -224,7 +224,7 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if pb {
 		w.Header().Set("Content-Type", ctProtobuf)
-		w.Write(appendProtobufPodList(nil, from, to, cont))
+		writeProtobufPodList(w, from, to, cont)
 		return
 	}
 	w.Header().Set("Content-Type", ctJSON)

@@ -7,6 +7,7 @@ package workload
 import (
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"strconv"
 	"sync"
 
@@ -35,9 +36,7 @@ var podTemplates = sync.Pool{New: func() any {
 func appendProtobufPod(buf []byte, i, rv int) []byte {
 	p := podTemplates.Get().(*corev1.Pod)
 	defer podTemplates.Put(p)
-	p.Name = podName(i)
-	p.UID = types.UID(podUID(i))
-	p.ResourceVersion = strconv.Itoa(rv)
+	setPod(p, i, rv)
 	n := p.Size()
 	buf = grow(buf, n)
 	if _, err := p.MarshalToSizedBuffer(buf[len(buf) : len(buf)+n]); err != nil {
@@ -70,21 +69,67 @@ func appendUnknown(buf []byte, kind string, raw []byte) []byte {
 	return buf[:len(buf)+n]
 }
 
-// appendProtobufPodList appends the protobuf PodList of pods from..to-1 at
-// PodListRV, with the continue token cont.
-func appendProtobufPodList(buf []byte, from, to int, cont string) []byte {
+// writeProtobufPodList writes the protobuf PodList of pods from..to-1 at
+// PodListRV, with the continue token cont, to w: the magic and a
+// runtime.Unknown whose raw bytes are the list, built in a pooled buffer
+// (each pod marshalled in place) and written without another copy, so
+// that the server adds little garbage to the clients' measurements.
+func writeProtobufPodList(w io.Writer, from, to int, cont string) error {
 	meta, err := (&metav1.ListMeta{ResourceVersion: strconv.Itoa(PodListRV), Continue: cont}).Marshal()
 	if err != nil {
 		panic("workload: marshal ListMeta: " + err.Error())
 	}
+	bp := listBuffers.Get().(*[]byte)
+	defer listBuffers.Put(bp)
 	// PodList: field 1 (metadata) and field 2 (items), length-delimited.
-	list := appendField(nil, 1, meta)
-	var pod []byte
+	list := appendField((*bp)[:0], 1, meta)
 	for i := from; i < to; i++ {
-		pod = appendProtobufPod(pod[:0], i, i+1)
-		list = appendField(list, 2, pod)
+		list = appendProtobufPodField(list, 2, i, i+1)
 	}
-	return appendUnknown(buf, "PodList", list)
+	*bp = list
+	// runtime.Unknown: field 1 (typeMeta), field 2 (raw); the empty
+	// contentEncoding and contentType, which kube-apiserver also sends, are
+	// left out.
+	typeMeta, err := (&runtime.TypeMeta{APIVersion: "v1", Kind: "PodList"}).Marshal()
+	if err != nil {
+		panic("workload: marshal TypeMeta: " + err.Error())
+	}
+	head := append([]byte(nil), protobufMagic...)
+	head = appendField(head, 1, typeMeta)
+	head = binary.AppendUvarint(head, 2<<3|2)
+	head = binary.AppendUvarint(head, uint64(len(list)))
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	_, err = w.Write(list)
+	return err
+}
+
+// listBuffers holds the buffers writeProtobufPodList builds pages in.
+var listBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendProtobufPodField appends pod number i at resourceVersion rv as the
+// length-delimited protobuf field number field, marshalled in place.
+func appendProtobufPodField(buf []byte, field, i, rv int) []byte {
+	p := podTemplates.Get().(*corev1.Pod)
+	defer podTemplates.Put(p)
+	setPod(p, i, rv)
+	n := p.Size()
+	buf = binary.AppendUvarint(buf, uint64(field)<<3|2)
+	buf = binary.AppendUvarint(buf, uint64(n))
+	buf = grow(buf, n)
+	if _, err := p.MarshalToSizedBuffer(buf[len(buf) : len(buf)+n]); err != nil {
+		panic("workload: marshal pod: " + err.Error())
+	}
+	return buf[:len(buf)+n]
+}
+
+// setPod gives the template p the per-pod values of pod number i at
+// resourceVersion rv.
+func setPod(p *corev1.Pod, i, rv int) {
+	p.Name = podName(i)
+	p.UID = types.UID(podUID(i))
+	p.ResourceVersion = strconv.Itoa(rv)
 }
 
 // appendField appends a length-delimited protobuf field.
@@ -108,10 +153,11 @@ func appendProtobufEvent(buf []byte, typ string, obj []byte) []byte {
 	return buf[:len(buf)+n]
 }
 
-// grow makes room for n more bytes in buf.
+// grow makes room for n more bytes in buf, doubling its capacity at
+// least.
 func grow(buf []byte, n int) []byte {
 	if cap(buf)-len(buf) < n {
-		nb := make([]byte, len(buf), len(buf)+n)
+		nb := make([]byte, len(buf), max(2*cap(buf), len(buf)+n))
 		copy(nb, buf)
 		buf = nb
 	}
