@@ -15,15 +15,15 @@ type pod = *corev1.Pod
 // newPodInformer is ours over kube.Source: kube.New with default Options
 // (pages of 500, 50 requests/s with bursts of 100) and informer.New with
 // default Options (a namespace index), but for the mode: the content type
-// set explicitly (JSON, or protobuf, which the default, ContentTypeAuto,
-// would choose for *corev1.Pod), and a streaming list first in the
-// json-watchlist mode (ReflectorOptions.WatchList).
+// set explicitly (JSON, the default; or protobuf, with the codec
+// kube.Protobuf[*corev1.Pod]() that it needs), and a streaming list first
+// in the json-watchlist mode (ReflectorOptions.WatchList).
 func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer.Informer[pod] {
-	ct := kube.ContentTypeJSON
+	ko := kube.Options{ContentType: kube.ContentTypeJSON}
 	if mode.Protobuf {
-		ct = kube.ContentTypeProtobuf
+		ko = kube.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[pod]()}
 	}
-	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: ct})
+	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -287,7 +287,7 @@ func BenchmarkListDecode(b *testing.B) {
 	b.Run("type=metadata/ct=protobuf", func(b *testing.B) {
 		_, body := benchMetadataList(b)
 		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
-		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods"}
+		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, unmarshal: (*metav1.PartialObjectMetadata).Unmarshal, maxObject: DefaultMaxObjectBytes, res: "pods"}
 		benchList(b, body, func() (int, error) {
 			page, err := d.decode(bytes.NewReader(body), 500)
 			return len(page.Items), err
@@ -350,7 +350,7 @@ func BenchmarkWatchDecode(b *testing.B) {
 		}
 		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
 		benchWatch(b, body, func() eventDecoder[*metav1.PartialObjectMetadata] {
-			return newProtoWatchDecoder(bytes.NewReader(body), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+			return newProtoWatchDecoder(bytes.NewReader(body), newObj, (*metav1.PartialObjectMetadata).Unmarshal, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
 		})
 	})
 }

@@ -3,7 +3,10 @@ package kube
 import (
 	"fmt"
 	"mime"
+	"reflect"
 	"strings"
+
+	"github.com/informer-go/informer"
 )
 
 // ContentType is the encoding a Source asks the server for, set in
@@ -15,31 +18,72 @@ type ContentType string
 
 const (
 	// ContentTypeAuto, the zero value, asks for protobuf, with JSON as
-	// the fallback, when T has the generated protobuf method
-	// Unmarshal([]byte) error (the types of k8s.io/api such as
-	// *corev1.Pod, and *metav1.PartialObjectMetadata), and for JSON
-	// otherwise.
+	// the fallback, when Options.Protobuf is set, and for JSON otherwise.
 	ContentTypeAuto ContentType = ""
 	// ContentTypeJSON asks for JSON only.
 	ContentTypeJSON ContentType = "application/json"
 	// ContentTypeProtobuf asks for Kubernetes protobuf, with JSON as the
 	// fallback for the resources a server serves as JSON only. New fails
-	// with ErrInvalidConfig when T has no Unmarshal([]byte) error method.
+	// with ErrInvalidConfig when Options.Protobuf is not set.
 	ContentTypeProtobuf ContentType = mediaTypeProtobuf
 )
+
+// ProtobufCodec decodes objects of one type from Kubernetes protobuf, for
+// Options.Protobuf; Protobuf makes one.
+type ProtobufCodec interface {
+	// objectType is the type it decodes.
+	objectType() reflect.Type
+}
+
+// Protobuf returns the ProtobufCodec of T, a type with the generated
+// protobuf method Unmarshal([]byte) error: the types of k8s.io/api
+// (*corev1.Pod, *appsv1.Deployment, ...) and
+// *metav1.PartialObjectMetadata. Set it as Options.Protobuf to list and
+// watch in protobuf:
+//
+//	kube.New[*corev1.Pod](cfg, res, kube.Options{Protobuf: kube.Protobuf[*corev1.Pod]()})
+//
+// Protobuf is an option rather than chosen from T's methods because a
+// program that may call Unmarshal through an interface links the
+// generated decoding code of every API type it uses (about 1.7 MB for
+// *corev1.Pod), even if it only ever speaks JSON; T's method is called
+// here directly, so only programs that use Protobuf pay for it.
+func Protobuf[T interface {
+	informer.Object
+	Unmarshal(data []byte) error
+}]() ProtobufCodec {
+	return protobufCodec[T]{}
+}
+
+// protobufCodec calls T's Unmarshal without an interface.
+type protobufCodec[T interface {
+	informer.Object
+	Unmarshal(data []byte) error
+}] struct{}
+
+func (protobufCodec[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+// unmarshal decodes data into obj. The generated code must copy what it
+// keeps of data, as it does: the decoders reuse their buffers.
+func (protobufCodec[T]) unmarshal(obj T, data []byte) error { return obj.Unmarshal(data) }
+
+// protobufDecoder returns the decoding function of codec for T: nil for
+// no codec, an error when codec decodes another type.
+func protobufDecoder[T informer.Object](codec ProtobufCodec) (func(T, []byte) error, error) {
+	if codec == nil {
+		return nil, nil
+	}
+	c, ok := codec.(interface{ unmarshal(T, []byte) error })
+	if !ok {
+		return nil, fmt.Errorf("%w: Options.Protobuf decodes %s, not the Source's type %s", ErrInvalidConfig, codec.objectType(), reflect.TypeFor[T]())
+	}
+	return c.unmarshal, nil
+}
 
 // mediaTypeProtobuf is Kubernetes' protobuf media type. A list or an
 // error comes as application/vnd.kubernetes.protobuf, a watch as
 // application/vnd.kubernetes.protobuf;stream=watch.
 const mediaTypeProtobuf = "application/vnd.kubernetes.protobuf"
-
-// protoUnmarshaler is the method that the generated protobuf code of
-// Kubernetes' API types has (gogo/protobuf's). It must copy what it
-// keeps of data, as generated code does: the decoders reuse their
-// buffers.
-type protoUnmarshaler interface {
-	Unmarshal(data []byte) error
-}
 
 // Accept headers. Metadata only (T is *metav1.PartialObjectMetadata) asks
 // for PartialObjectMetadataList (list) or PartialObjectMetadata (watch)
@@ -59,17 +103,16 @@ const (
 type contentTypes struct {
 	listAccept  string
 	watchAccept string
-	// protobuf: T has Unmarshal, so a protobuf response can be decoded
-	// (whether or not it was asked for).
+	// protobuf: Options.Protobuf is set, so a protobuf response can be
+	// decoded (whether or not it was asked for).
 	protobuf bool
 	// expected names what the Source decodes, for a *ContentTypeError.
 	expected string
 }
 
-// newContentTypes checks ct against T's abilities and returns what to ask
-// for.
-func newContentTypes[T any](ct ContentType, metadataOnly bool) (contentTypes, error) {
-	_, canProto := any(*new(T)).(protoUnmarshaler)
+// newContentTypes checks ct against what the Source can decode (protobuf
+// when canProto: Options.Protobuf is set) and returns what to ask for.
+func newContentTypes(ct ContentType, metadataOnly, canProto bool) (contentTypes, error) {
 	c := contentTypes{protobuf: canProto, expected: "JSON"}
 	if canProto {
 		c.expected = "JSON or Kubernetes protobuf"
@@ -81,8 +124,7 @@ func newContentTypes[T any](ct ContentType, metadataOnly bool) (contentTypes, er
 	case ContentTypeJSON:
 	case ContentTypeProtobuf:
 		if !canProto {
-			var zero T
-			return c, fmt.Errorf("%w: Options.ContentType is protobuf, but the object type %T has no Unmarshal([]byte) error method (generated protobuf code); use a k8s.io/api type or JSON", ErrInvalidConfig, zero)
+			return c, fmt.Errorf("%w: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with generated protobuf code, such as a k8s.io/api type)", ErrInvalidConfig)
 		}
 		askProto = true
 	default:

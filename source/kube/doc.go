@@ -47,16 +47,20 @@
 //
 // Two encodings are supported: JSON (application/json), for every T, and
 // Kubernetes protobuf (application/vnd.kubernetes.protobuf), for a T with
-// the generated protobuf method Unmarshal([]byte) error: the types of
-// k8s.io/api (*corev1.Pod, *appsv1.Deployment, ...) and
-// *metav1.PartialObjectMetadata. Options.ContentType chooses what is asked
+// the generated protobuf method Unmarshal([]byte) error (the types of
+// k8s.io/api such as *corev1.Pod, and *metav1.PartialObjectMetadata) once
+// its codec is set: Options{Protobuf: Protobuf[*corev1.Pod]()}. The codec
+// is an option rather than found from T's methods because calling
+// Unmarshal through an interface would link the generated decoding code of
+// every API type a program uses (about 1.7 MB for *corev1.Pod) into
+// programs that only speak JSON. Options.ContentType chooses what is asked
 // for:
 //
 //   - ContentTypeAuto (the default): protobuf, with JSON as the fallback,
-//     when T has Unmarshal; JSON otherwise.
+//     when Options.Protobuf is set; JSON otherwise.
 //   - ContentTypeJSON: JSON only.
 //   - ContentTypeProtobuf: protobuf with JSON as the fallback; New fails
-//     with ErrInvalidConfig when T has no Unmarshal.
+//     with ErrInvalidConfig when Options.Protobuf is not set.
 //
 // JSON is decoded by the package's own decoder (internal/jsondec): it is
 // compiled once per Go type, gives the same results as encoding/json

@@ -29,9 +29,12 @@ func ExampleOptions_contentType() {
 	configMaps := kube.Resource{Version: "v1", Resource: "configmaps"}
 
 	// *metav1.PartialObjectMetadata has the generated Unmarshal method:
-	// by default it asks for protobuf first (metadata only), then JSON.
-	for _, ct := range []kube.ContentType{kube.ContentTypeAuto, kube.ContentTypeJSON} {
-		src, err := kube.New[*metav1.PartialObjectMetadata](cfg, configMaps, kube.Options{ContentType: ct})
+	// with its codec in Options.Protobuf, a Source asks for protobuf first
+	// (metadata only), then JSON; without it, or with ContentTypeJSON, for
+	// JSON only.
+	codec := kube.Protobuf[*metav1.PartialObjectMetadata]()
+	for _, opts := range []kube.Options{{Protobuf: codec}, {Protobuf: codec, ContentType: kube.ContentTypeJSON}, {}} {
+		src, err := kube.New[*metav1.PartialObjectMetadata](cfg, configMaps, opts)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -42,7 +45,7 @@ func ExampleOptions_contentType() {
 		fmt.Println("listed", page.Items[0].Name)
 	}
 
-	// A type without it (here a local struct) can only be JSON.
+	// Protobuf needs the codec.
 	_, err := kube.New[*ConfigMap](cfg, configMaps, kube.Options{ContentType: kube.ContentTypeProtobuf})
 	fmt.Println(err)
 	// Output:
@@ -50,5 +53,7 @@ func ExampleOptions_contentType() {
 	// listed app
 	// Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json
 	// listed app
-	// kube: invalid configuration: Options.ContentType is protobuf, but the object type *kube_test.ConfigMap has no Unmarshal([]byte) error method (generated protobuf code); use a k8s.io/api type or JSON
+	// Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json
+	// listed app
+	// kube: invalid configuration: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with generated protobuf code, such as a k8s.io/api type)
 }

@@ -166,7 +166,7 @@ func TestListMetadataOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if accept != acceptProtobufMetadataList { // auto: T has Unmarshal
+	if accept != acceptMetadataList { // auto without Options.Protobuf: JSON
 		t.Errorf("Accept %q", accept)
 	}
 	if len(page.Items) != 1 || page.Items[0].Name != "w" || page.Items[0].Labels["app"] != "x" {

@@ -256,15 +256,16 @@ func setKind(obj any, tm typeMeta) {
 	}
 }
 
-// unmarshal decodes data into obj with its generated Unmarshal method,
+// unmarshal decodes data into obj with decode, its generated Unmarshal
+// method (called directly, never through an interface: see Protobuf),
 // turning a panic of that code on hostile input into an error.
-func unmarshal(obj protoUnmarshaler, data []byte) (err error) {
+func unmarshal[M any](obj M, decode func(M, []byte) error, data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%T.Unmarshal panicked: %v", obj, r)
 		}
 	}()
-	if err := obj.Unmarshal(data); err != nil {
+	if err := decode(obj, data); err != nil {
 		// Not %w: io.ErrUnexpectedEOF from generated code means a
 		// malformed message, not a truncated body.
 		return fmt.Errorf("%T.Unmarshal: %v", obj, err)
@@ -283,7 +284,7 @@ func decodeProtobufStatus(data []byte) (*metav1.Status, error) {
 		return nil, fmt.Errorf("the object is a %q, not a Status", tm.kind)
 	}
 	var st metav1.Status
-	if err := unmarshal(&st, raw); err != nil {
+	if err := unmarshal(&st, (*metav1.Status).Unmarshal, raw); err != nil {
 		return nil, err
 	}
 	st.APIVersion, st.Kind = tm.apiVersion, tm.kind

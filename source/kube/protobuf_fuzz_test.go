@@ -74,12 +74,19 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func fuzzProtobufWatch[T informer.Object](t *testing.T, body []byte, initial bool) {
+func fuzzProtobufWatch[T interface {
+	informer.Object
+	Unmarshal([]byte) error
+}](t *testing.T, body []byte, initial bool) {
 	newObj, err := objectFactory[T]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newProtoWatchDecoder(bytes.NewReader(body), newObj, fuzzMaxObject, "fuzz", "/fuzz", initial)
+	decode, err := protobufDecoder[T](Protobuf[T]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newProtoWatchDecoder(bytes.NewReader(body), newObj, decode, fuzzMaxObject, "fuzz", "/fuzz", initial)
 	drainWatch(t, d, len(body)/4+1, initial)
 }
 
@@ -121,7 +128,7 @@ func FuzzProtobufList(f *testing.F) {
 	f.Add(pomListBody(f, "1", "", pom("a", "x", "1")), int64(60))
 	f.Fuzz(func(t *testing.T, body []byte, maxTotal int64) {
 		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
-		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, maxObject: fuzzMaxObject, maxTotal: maxTotal, res: "fuzz"}
+		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, unmarshal: (*metav1.PartialObjectMetadata).Unmarshal, maxObject: fuzzMaxObject, maxTotal: maxTotal, res: "fuzz"}
 		cr := &countingReader{r: bytes.NewReader(body)}
 		page, err := d.decode(cr, 10)
 		if err != nil {

@@ -146,6 +146,9 @@ func newSourceOf[T informer.Object](t testing.TB, h http.Handler, opts Options) 
 	if opts.QPS == 0 && opts.RateLimiter == nil {
 		opts.QPS = -1
 	}
+	if opts.Protobuf == nil {
+		opts.Protobuf = codecOf[T]() // what the protobuf tests are about
+	}
 	src, err := New[T](&Config{Host: srv.URL}, widgetRes, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -158,4 +161,16 @@ func newSourceOf[T informer.Object](t testing.TB, h http.Handler, opts Options) 
 // PartialObjectMetadata: a Source of it asks for full objects.
 type protoWidget struct {
 	metav1.PartialObjectMetadata
+}
+
+// codecOf returns the ProtobufCodec of T for the test types with
+// generated protobuf code, nil for the others.
+func codecOf[T informer.Object]() ProtobufCodec {
+	switch any(*new(T)).(type) {
+	case *metav1.PartialObjectMetadata:
+		return Protobuf[*metav1.PartialObjectMetadata]()
+	case *protoWidget:
+		return Protobuf[*protoWidget]()
+	}
+	return nil
 }

@@ -80,7 +80,7 @@ func TestIntegrationProtobufMetadata(t *testing.T) {
 	ns, other := r.namespace("protobuf"), r.namespace("protobuf-elsewhere")
 	r.createConfigMaps(ns, "cm", 25, map[string]string{"app": "pb"})
 	client, rec := recordingClient(t, cfg)
-	src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client})
+	src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +238,13 @@ func TestIntegrationProtobufExpired(t *testing.T) {
 	ns := r.namespace("protobuf-expired")
 	r.createConfigMaps(ns, "cm", 5, nil)
 	client, rec := recordingClient(t, cfg)
-	meta, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client})
+	meta, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Full objects, as far as protoWidget reads them: errors come as a
 	// protobuf Status (metadata-only requests get JSON errors).
-	full, err := New[*protoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client})
+	full, err := New[*protoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: Protobuf[*protoWidget]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestIntegrationProtobufCRD(t *testing.T) {
 		r.must("POST", path, newDoohickey(fmt.Sprintf("d%d", i), i), nil)
 	}
 	client, rec := recordingClient(t, cfg)
-	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, HTTPClient: client})
+	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoGadget](), HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}

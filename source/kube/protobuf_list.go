@@ -21,6 +21,7 @@ import (
 // is allocated or read for it.
 type protoListDecoder[T informer.Object] struct {
 	newObj    func() T
+	unmarshal func(T, []byte) error // Options.Protobuf's
 	maxObject int64
 	maxTotal  int64
 	res       string
@@ -173,7 +174,7 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 				return page, errIn("the list's metadata", err)
 			}
 			// Several occurrences merge, as protobuf says.
-			if err := unmarshal(&meta, st.buf); err != nil {
+			if err := unmarshal(&meta, (*metav1.ListMeta).Unmarshal, st.buf); err != nil {
 				return page, fmt.Errorf("the list's metadata: %w", err)
 			}
 			page.ResourceVersion, page.Continue = meta.ResourceVersion, meta.Continue
@@ -187,7 +188,7 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 				return page, errIn("the item", err)
 			}
 			obj := d.newObj()
-			if err := unmarshal(any(obj).(protoUnmarshaler), st.buf); err != nil {
+			if err := unmarshal(obj, d.unmarshal, st.buf); err != nil {
 				return page, err
 			}
 			page.Items = append(page.Items, obj)

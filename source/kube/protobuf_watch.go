@@ -26,17 +26,19 @@ type protoWatchDecoder[T informer.Object] struct {
 	p      *protoReader
 	buf    []byte
 	newObj func() T
+	decode func(T, []byte) error // Options.Protobuf's
 	maxObj int64
 	kinds  kindCache
 }
 
-func newProtoWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *protoWatchDecoder[T] {
+func newProtoWatchDecoder[T informer.Object](r io.Reader, newObj func() T, decode func(T, []byte) error, maxObject int64, res, path string, initial bool) *protoWatchDecoder[T] {
 	lr := &limitReader{r: r, limit: math.MaxInt64}
 	return &protoWatchDecoder[T]{
 		streamState: streamState{res: res, path: path, initial: initial},
 		lr:          lr,
 		p:           &protoReader{r: bufio.NewReaderSize(lr, 16<<10), limit: math.MaxInt64},
 		newObj:      newObj,
+		decode:      decode,
 		maxObj:      maxObject,
 	}
 }
@@ -134,7 +136,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
 		}
 		obj := d.newObj()
-		if err := unmarshal(any(obj).(protoUnmarshaler), raw); err != nil {
+		if err := unmarshal(obj, d.decode, raw); err != nil {
 			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
 		}
 		setKind(obj, tm)
@@ -189,7 +191,7 @@ func objectMeta(object []byte) (*metav1.ObjectMeta, error) {
 			if f.wire != wireBytes {
 				return nil, fmt.Errorf("field 1 (metadata) has the wire type %d", f.wire)
 			}
-			if err := unmarshal(&meta, f.data); err != nil {
+			if err := unmarshal(&meta, (*metav1.ObjectMeta).Unmarshal, f.data); err != nil {
 				return nil, err
 			}
 		}

@@ -246,27 +246,31 @@ func TestProtobufWatchStallCancel(t *testing.T) {
 // TestContentTypeOption checks what each Options.ContentType asks for,
 // for each kind of object type, and the settings New refuses.
 func TestContentTypeOption(t *testing.T) {
+	pomCodec, widgetCodec := Protobuf[*metav1.PartialObjectMetadata](), Protobuf[*protoWidget]()
 	tests := []struct {
 		name        string
 		ct          ContentType
+		codec       ProtobufCodec
 		new         func(*Config, Options) (contentTypes, error)
 		list, watch string
 		err         error
 	}{
-		{"auto, no Unmarshal", ContentTypeAuto, contentOf[*widget], acceptJSON, acceptJSON, nil},
-		{"auto, metadata", ContentTypeAuto, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
-		{"auto, full objects", ContentTypeAuto, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
-		{"json, no Unmarshal", ContentTypeJSON, contentOf[*widget], acceptJSON, acceptJSON, nil},
-		{"json, metadata", ContentTypeJSON, contentOf[*metav1.PartialObjectMetadata], acceptMetadataList, acceptMetadataWatch, nil},
-		{"json, full objects", ContentTypeJSON, contentOf[*protoWidget], acceptJSON, acceptJSON, nil},
-		{"protobuf, no Unmarshal", ContentTypeProtobuf, contentOf[*widget], "", "", ErrInvalidConfig},
-		{"protobuf, metadata", ContentTypeProtobuf, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
-		{"protobuf, full objects", ContentTypeProtobuf, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
-		{"yaml", "application/yaml", contentOf[*protoWidget], "", "", ErrInvalidConfig},
+		{"auto, no codec", ContentTypeAuto, nil, contentOf[*widget], acceptJSON, acceptJSON, nil},
+		{"auto, metadata, no codec", ContentTypeAuto, nil, contentOf[*metav1.PartialObjectMetadata], acceptMetadataList, acceptMetadataWatch, nil},
+		{"auto, metadata", ContentTypeAuto, pomCodec, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
+		{"auto, full objects", ContentTypeAuto, widgetCodec, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
+		{"json, no codec", ContentTypeJSON, nil, contentOf[*widget], acceptJSON, acceptJSON, nil},
+		{"json, metadata", ContentTypeJSON, pomCodec, contentOf[*metav1.PartialObjectMetadata], acceptMetadataList, acceptMetadataWatch, nil},
+		{"json, full objects", ContentTypeJSON, widgetCodec, contentOf[*protoWidget], acceptJSON, acceptJSON, nil},
+		{"protobuf, no codec", ContentTypeProtobuf, nil, contentOf[*protoWidget], "", "", ErrInvalidConfig},
+		{"protobuf, metadata", ContentTypeProtobuf, pomCodec, contentOf[*metav1.PartialObjectMetadata], acceptProtobufMetadataList, acceptProtobufMetadataWatch, nil},
+		{"protobuf, full objects", ContentTypeProtobuf, widgetCodec, contentOf[*protoWidget], acceptProtobuf, acceptProtobuf, nil},
+		{"codec of another type", ContentTypeAuto, pomCodec, contentOf[*protoWidget], "", "", ErrInvalidConfig},
+		{"yaml", "application/yaml", widgetCodec, contentOf[*protoWidget], "", "", ErrInvalidConfig},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := tt.new(&Config{Host: "https://127.0.0.1:1"}, Options{ContentType: tt.ct})
+			c, err := tt.new(&Config{Host: "https://127.0.0.1:1"}, Options{ContentType: tt.ct, Protobuf: tt.codec})
 			if !errors.Is(err, tt.err) {
 				t.Fatalf("New: %v, want %v", err, tt.err)
 			}

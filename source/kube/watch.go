@@ -71,7 +71,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		name:   s.name,
 	}
 	if f == formatProtobuf {
-		w.dec = newProtoWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		w.dec = newProtoWatchDecoder(body, s.newObj, s.protoDecode, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 	} else {
 		w.dec = newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 	}

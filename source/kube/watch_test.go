@@ -100,7 +100,7 @@ func TestWatchStreamingListQuery(t *testing.T) {
 	if want := "allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=1"; q.Encode() != want {
 		t.Errorf("query %s, want %s", q.Encode(), want)
 	}
-	if accept != acceptProtobufMetadataWatch { // auto: T has Unmarshal
+	if accept != acceptMetadataWatch { // auto without Options.Protobuf: JSON
 		t.Errorf("Accept %q", accept)
 	}
 }
