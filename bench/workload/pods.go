@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/heapsample"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -331,44 +332,6 @@ func (e *eventWriter) initialEventsEnd() bool {
 	return err == nil
 }
 
-// HeapSampler records the largest HeapAlloc seen, sampled every
-// millisecond (runtime.ReadMemStats, which briefly stops the world: both
-// sides pay it).
-type HeapSampler struct {
-	peak       atomic.Uint64
-	stop, done chan struct{}
-}
-
-// StartHeapSampler starts sampling.
-func StartHeapSampler() *HeapSampler {
-	h := &HeapSampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(h.done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > h.peak.Load() {
-				h.peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-t.C:
-			case <-h.stop:
-				return
-			}
-		}
-	}()
-	return h
-}
-
-// Stop stops sampling and returns the peak.
-func (h *HeapSampler) Stop() uint64 {
-	close(h.stop)
-	<-h.done
-	return h.peak.Load()
-}
-
 // PodClient is one side's informer of pods against a PodServer, built
 // before anything is measured.
 type PodClient struct {
@@ -411,7 +374,7 @@ func httpPods(b *testing.B, mode PodMode, newClient func(host string, mode PodMo
 		base := LiveHeap()
 		var m0, m1, m2, m3 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		sampler := StartHeapSampler()
+		sampler := heapsample.Start()
 		b.StartTimer()
 		t0 := time.Now()
 		stop := c.Start(ctx)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/heapsample"
 	"github.com/informer-go/informer/internal/testpod"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	pkgruntime "k8s.io/apimachinery/pkg/runtime"
@@ -109,41 +110,6 @@ func (s *podServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	<-r.Context().Done()
 }
 
-// heapSampler records the largest HeapAlloc seen, sampled every ms.
-type heapSampler struct {
-	peak atomic.Uint64
-	stop chan struct{}
-	done chan struct{}
-}
-
-func startHeapSampler() *heapSampler {
-	h := &heapSampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(h.done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > h.peak.Load() {
-				h.peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-t.C:
-			case <-h.stop:
-				return
-			}
-		}
-	}()
-	return h
-}
-
-func (h *heapSampler) Stop() uint64 {
-	close(h.stop)
-	<-h.done
-	return h.peak.Load()
-}
-
 // liveHeap is HeapAlloc after two collections.
 func liveHeap() uint64 {
 	var m runtime.MemStats
@@ -184,7 +150,7 @@ func BenchmarkPodInformer(b *testing.B) {
 		base := liveHeap()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		sampler := startHeapSampler()
+		sampler := heapsample.Start()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		start := time.Now()
