@@ -77,20 +77,13 @@ func (b *builder) sliceDec(t reflect.Type) decFunc {
 				return err
 			}
 			i++
-			if c, err = d.ws(); err != nil {
+			var more bool
+			if c, more, err = d.next(']', "after array element"); err != nil {
 				return err
 			}
-			if c == ',' {
-				d.off++
-				if _, err = d.ws(); err != nil {
-					return err
-				}
-				continue
-			}
-			if c == ']' {
+			if !more {
 				break
 			}
-			return errChar(d.off, c, "after array element")
 		}
 		d.off++
 		d.depth--
@@ -192,20 +185,13 @@ func (b *builder) arrayDec(t reflect.Type) decFunc {
 					return err
 				}
 				i++
-				if c, err = d.ws(); err != nil {
+				var more bool
+				if c, more, err = d.next(']', "after array element"); err != nil {
 					return err
 				}
-				if c == ',' {
-					d.off++
-					if _, err = d.ws(); err != nil {
-						return err
-					}
-					continue
-				}
-				if c == ']' {
+				if !more {
 					break
 				}
-				return errChar(d.off, c, "after array element")
 			}
 		}
 		d.off++
@@ -348,24 +334,18 @@ func (b *builder) mapDec(t reflect.Type) decFunc {
 					mv.SetMapIndex(kv, ev)
 				}
 			}
-			if c, err = d.ws(); err != nil {
+			var more bool
+			if c, more, err = d.next('}', "after object key:value pair"); err != nil {
 				return err
 			}
-			if c == ',' {
-				d.off++
-				if c, err = d.ws(); err != nil {
-					return err
-				}
+			if more {
 				continue
 			}
-			if c == '}' {
-				d.off++
-				d.depth--
-				ev.SetZero()
-				d.putSlot(slot, ev, 0)
-				return nil
-			}
-			return errChar(d.off, c, "after object key:value pair")
+			d.off++
+			d.depth--
+			ev.SetZero()
+			d.putSlot(slot, ev, 0)
+			return nil
 		}
 	}
 }
@@ -430,21 +410,15 @@ func mapStringStringDec(d *decoder, t reflect.Type, p ptr) error {
 			return err
 		}
 		m[k] = v
-		if c, err = d.ws(); err != nil {
+		var more bool
+		if c, more, err = d.next('}', "after object key:value pair"); err != nil {
 			return err
 		}
-		if c == ',' {
-			d.off++
-			if c, err = d.ws(); err != nil {
-				return err
-			}
+		if more {
 			continue
 		}
-		if c == '}' {
-			d.off++
-			d.depth--
-			return nil
-		}
-		return errChar(d.off, c, "after object key:value pair")
+		d.off++
+		d.depth--
+		return nil
 	}
 }

@@ -158,3 +158,23 @@ func (d *decoder) strict(c *codec, p unsafe.Pointer) error {
 	d.saved = saved
 	return err
 }
+
+// next reads what follows an element of an array (close is ']') or a
+// member of an object (close is '}'): white space, then either ',' and the
+// white space after it (more is true, c is the next element's first byte)
+// or close, left for the caller to consume (more is false). Anything else
+// is a syntax error that names what was being read.
+func (d *decoder) next(close byte, what string) (c byte, more bool, err error) {
+	if c, err = d.ws(); err != nil {
+		return c, false, err
+	}
+	if c == ',' {
+		d.off++
+		c, err = d.ws()
+		return c, err == nil, err
+	}
+	if c == close {
+		return c, false, nil
+	}
+	return c, false, errChar(d.off, c, what)
+}

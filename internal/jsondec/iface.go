@@ -95,22 +95,16 @@ func (d *decoder) any() (any, error) {
 				return nil, err
 			}
 			m[k] = v
-			if c, err = d.ws(); err != nil {
+			var more bool
+			if c, more, err = d.next('}', "after object key:value pair"); err != nil {
 				return nil, err
 			}
-			if c == ',' {
-				d.off++
-				if c, err = d.ws(); err != nil {
-					return nil, err
-				}
+			if more {
 				continue
 			}
-			if c == '}' {
-				d.off++
-				d.depth--
-				return m, nil
-			}
-			return nil, errChar(d.off, c, "after object key:value pair")
+			d.off++
+			d.depth--
+			return m, nil
 		}
 	case '[':
 		if err := d.open(); err != nil {
@@ -132,22 +126,16 @@ func (d *decoder) any() (any, error) {
 				return nil, err
 			}
 			a = append(a, v)
-			if c, err = d.ws(); err != nil {
+			var more bool
+			if c, more, err = d.next(']', "after array element"); err != nil {
 				return nil, err
 			}
-			if c == ',' {
-				d.off++
-				if _, err = d.ws(); err != nil {
-					return nil, err
-				}
+			if more {
 				continue
 			}
-			if c == ']' {
-				d.off++
-				d.depth--
-				return a, nil
-			}
-			return nil, errChar(d.off, c, "after array element")
+			d.off++
+			d.depth--
+			return a, nil
 		}
 	case '"':
 		s, err := d.str()

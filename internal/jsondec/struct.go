@@ -291,22 +291,16 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 			c = '"'
 			continue
 		}
-		if c, err = d.ws(); err != nil {
+		var more bool
+		if c, more, err = d.next('}', "after object key:value pair"); err != nil {
 			return err
 		}
-		if c == ',' {
-			d.off++
-			if c, err = d.ws(); err != nil {
-				return err
-			}
+		if more {
 			continue
 		}
-		if c == '}' {
-			d.off++
-			d.depth--
-			return nil
-		}
-		return errChar(d.off, c, "after object key:value pair")
+		d.off++
+		d.depth--
+		return nil
 	}
 }
 
