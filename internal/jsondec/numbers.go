@@ -88,16 +88,8 @@ func intDecoder(t reflect.Type) decFunc {
 	kind := t.Kind()
 	bits := t.Bits()
 	return func(d *decoder, p ptr) error {
-		c := d.data[d.off]
-		if c != '-' && c-'0' >= 10 {
-			if c == 'n' {
-				return d.null()
-			}
-			return d.mismatch(t)
-		}
-		start := d.off
-		item, isInt, err := d.number()
-		if err != nil {
+		item, isInt, start, ok, err := d.numberFor(t)
+		if !ok {
 			return err
 		}
 		n, ok := parseInt(item, isInt)
@@ -126,16 +118,8 @@ func uintDecoder(t reflect.Type) decFunc {
 	kind := t.Kind()
 	bits := t.Bits()
 	return func(d *decoder, p ptr) error {
-		c := d.data[d.off]
-		if c != '-' && c-'0' >= 10 {
-			if c == 'n' {
-				return d.null()
-			}
-			return d.mismatch(t)
-		}
-		start := d.off
-		item, isInt, err := d.number()
-		if err != nil {
+		item, isInt, start, ok, err := d.numberFor(t)
+		if !ok {
 			return err
 		}
 		n, ok := parseUint(item, isInt)
@@ -165,16 +149,8 @@ func uintDecoder(t reflect.Type) decFunc {
 func floatDecoder(t reflect.Type) decFunc {
 	bits := t.Bits()
 	return func(d *decoder, p ptr) error {
-		c := d.data[d.off]
-		if c != '-' && c-'0' >= 10 {
-			if c == 'n' {
-				return d.null()
-			}
-			return d.mismatch(t)
-		}
-		start := d.off
-		item, isInt, err := d.number()
-		if err != nil {
+		item, isInt, start, ok, err := d.numberFor(t)
+		if !ok {
 			return err
 		}
 		f, ok := parseFloat(item, isInt, bits)
@@ -198,4 +174,21 @@ func validNumber(s []byte) bool {
 	}
 	end, _, err := skipNumber(s, 0)
 	return err == nil && end == len(s)
+}
+
+// numberFor reads the JSON number at d.off for a value of type t, and
+// where it starts. ok is false when there is nothing to store: the value
+// was null (consumed), was not a number (err is d.mismatch's), or was
+// invalid (err).
+func (d *decoder) numberFor(t reflect.Type) (item []byte, isInt bool, start int, ok bool, err error) {
+	c := d.data[d.off]
+	if c != '-' && c-'0' >= 10 {
+		if c == 'n' {
+			return nil, false, 0, false, d.null()
+		}
+		return nil, false, 0, false, d.mismatch(t)
+	}
+	start = d.off
+	item, isInt, err = d.number()
+	return item, isInt, start, err == nil, err
 }
