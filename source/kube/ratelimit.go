@@ -2,9 +2,10 @@ package kube
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
+
+	"github.com/informer-go/informer/internal/tokenbucket"
 )
 
 // maxRetryAfterHold is the longest a RateLimiter holds requests back for a
@@ -22,10 +23,7 @@ const maxRetryAfterHold = time.Minute
 // concurrent use.
 type RateLimiter struct {
 	mu        sync.Mutex
-	rate      float64 // tokens per second; 0: unlimited
-	burst     float64
-	tokens    float64
-	last      time.Time
+	bucket    tokenbucket.Bucket
 	notBefore time.Time
 }
 
@@ -33,11 +31,7 @@ type RateLimiter struct {
 // average and burst at once. A qps of zero or less means no limit (only
 // Retry-After holds requests back); a burst below 1 means 1.
 func NewRateLimiter(qps float64, burst int) *RateLimiter {
-	if qps <= 0 || math.IsInf(qps, 1) || math.IsNaN(qps) {
-		qps = 0
-	}
-	b := float64(max(burst, 1))
-	return &RateLimiter{rate: qps, burst: b, tokens: b}
+	return &RateLimiter{bucket: tokenbucket.New(qps, burst)}
 }
 
 // Wait blocks until a request may be sent, or until ctx ends, when it
@@ -49,19 +43,8 @@ func (l *RateLimiter) Wait(ctx context.Context) error {
 	}
 	l.mu.Lock()
 	now := time.Now()
-	var wait time.Duration
-	took := false
-	if l.rate > 0 {
-		if !l.last.IsZero() {
-			l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
-		}
-		l.last = now
-		l.tokens--
-		took = true
-		if l.tokens < 0 {
-			wait = time.Duration(-l.tokens / l.rate * float64(time.Second))
-		}
-	}
+	took := !l.bucket.Unlimited()
+	wait := l.bucket.Take(now)
 	if d := l.notBefore.Sub(now); d > wait {
 		wait = d
 	}
@@ -77,7 +60,7 @@ func (l *RateLimiter) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		if took {
 			l.mu.Lock()
-			l.tokens = min(l.burst, l.tokens+1)
+			l.bucket.Return()
 			l.mu.Unlock()
 		}
 		return contextError(ctx)

@@ -1,0 +1,5 @@
+//go:build race
+
+package workqueue_test
+
+const raceEnabled = true

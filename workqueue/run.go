@@ -1,0 +1,89 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// PanicError is what Run reports when a reconcile panicked: the key is
+// retried like after an error.
+type PanicError struct {
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the panicking goroutine's stack.
+	Stack []byte
+}
+
+// Error says that the reconcile panicked and with a value of which type;
+// the value itself is not quoted, since it may hold object data.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("workqueue: reconcile panicked (a %T)", e.Value)
+}
+
+// Run processes the queue with the given number of workers (at least
+// one) until ctx ends, then shuts the queue down and returns ctx's error
+// once every worker has returned: no goroutine is left behind. It returns
+// nil if the queue was shut down by someone else and drained first.
+//
+// Each worker takes a key with Get, calls reconcile(ctx, key) and calls
+// Done. A nil error forgets the key's backoff (Forget); an error, or a
+// panic (recovered and reported as a *PanicError), is passed to
+// Options.OnError, logged with the key and the number of retries, and the
+// key is added back with AddRateLimited. The queue guarantees that no key
+// is reconciled by two workers at once.
+func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx context.Context, key K) error) error {
+	workers = max(workers, 1)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, err := q.Get(ctx)
+				if err != nil {
+					return
+				}
+				q.work(ctx, key, reconcile)
+			}
+		})
+	}
+	wg.Wait()
+	q.ShutDown()
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// work reconciles one key and settles it: Forget on success,
+// AddRateLimited on error or panic; Done in every case.
+func (q *Queue[K]) work(ctx context.Context, key K, reconcile func(context.Context, K) error) {
+	defer q.Done(key)
+	err := call(ctx, key, reconcile)
+	if err == nil {
+		q.Forget(key)
+		return
+	}
+	if q.opts.OnError != nil {
+		q.opts.OnError(key, err)
+	}
+	retries := q.NumRequeues(key)
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		q.log.Error("workqueue: reconcile panicked; retrying", "key", key, "retries", retries, "panic", fmt.Sprintf("%T", pe.Value), "stack", string(pe.Stack))
+	} else if ctx.Err() == nil {
+		q.log.Warn("workqueue: reconcile failed; retrying", "key", key, "retries", retries, "err", err)
+	}
+	q.AddRateLimited(key)
+}
+
+// call runs reconcile, turning a panic into a *PanicError.
+func call[K comparable](ctx context.Context, key K, reconcile func(context.Context, K) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return reconcile(ctx, key)
+}
