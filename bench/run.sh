@@ -47,6 +47,8 @@ groups=(
   '^BenchmarkBlockedHandler$' 3x 1x
   '^BenchmarkIndexer$' 1s 100x
   '^BenchmarkFIFO$' 1s 10x
+  '^BenchmarkWorkqueue$/^(AddGetDone|AddAfter)' 1s 100x
+  '^BenchmarkWorkqueue$/^InformerToWorker' 12x 1x
   '^BenchmarkHTTPPods$' 1x 1x
 )
 bt_col=1

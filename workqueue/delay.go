@@ -2,90 +2,89 @@ package workqueue
 
 import "time"
 
-// delays holds the keys waiting out an AddAfter delay: one min-heap by
-// due time, an index to find a key's place in it, and one timer armed for
-// the earliest. No goroutine waits per key; the timer's callback runs only
-// when a key is due.
+// delays holds the keys waiting out an AddAfter delay: a min-heap of due
+// times, the due time of each waiting key, and one timer armed for the
+// earliest. No goroutine waits per key; the timer's callback runs only
+// when a key is due. Moving a waiting key earlier pushes a new heap entry
+// and leaves the old one stale (skipped when it surfaces), so no index
+// into the heap has to be kept current while it is sifted.
 type delays[K comparable] struct {
-	h     delayHeap[K]
-	timer *time.Timer
-	armed time.Time // when the timer fires; zero when not armed
+	h       []delayed[K]
+	due     map[K]delayed[K] // the live entry of each waiting key
+	seq     uint64
+	timer   *time.Timer
+	armedAt int64 // when the timer fires, in ns since epoch; -1: not armed
+	epoch   time.Time
 }
 
+// delayed is a heap entry: due at at (ns since the queue's epoch); seq
+// orders keys due at once by their AddAfter calls and tells the live entry
+// of a key from stale ones.
 type delayed[K comparable] struct {
-	at  time.Time
-	seq uint64 // order of the AddAfter calls: keys due at once keep it
+	at  int64
+	seq uint64
 	key K
 }
 
-// delayHeap is a binary min-heap by due time that keeps index current;
-// written out rather than through container/heap so that pushes do not box
-// their items.
-type delayHeap[K comparable] struct {
-	items []delayed[K]
-	index map[K]int
-	seq   uint64
+func (a *delayed[K]) before(b *delayed[K]) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
-func (h *delayHeap[K]) less(i, j int) bool {
-	a, b := &h.items[i], &h.items[j]
-	return a.at.Before(b.at) || a.at.Equal(b.at) && a.seq < b.seq
-}
-
-func (h *delayHeap[K]) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.index[h.items[i].key] = i
-	h.index[h.items[j].key] = j
-}
-
-func (h *delayHeap[K]) up(i int) {
-	for i > 0 {
+func (d *delays[K]) push(e delayed[K]) {
+	d.h = append(d.h, e)
+	h := d.h
+	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+		if !h[i].before(&h[p]) {
+			break
 		}
-		h.swap(i, p)
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
 }
 
-func (h *delayHeap[K]) down(i int) {
-	n := len(h.items)
-	for {
+// pop removes the earliest entry; d.h must not be empty.
+func (d *delays[K]) pop() delayed[K] {
+	h := d.h
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = delayed[K]{}
+	h = h[:last]
+	for i := 0; ; {
 		l := 2*i + 1
-		if l >= n {
-			return
+		if l >= len(h) {
+			break
 		}
 		m := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := l + 1; r < len(h) && h[r].before(&h[l]) {
 			m = r
 		}
-		if !h.less(m, i) {
-			return
+		if !h[m].before(&h[i]) {
+			break
 		}
-		h.swap(i, m)
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+	d.h = h
+	return top
 }
 
-func (h *delayHeap[K]) push(d delayed[K]) {
-	h.seq++
-	d.seq = h.seq
-	h.index[d.key] = len(h.items)
-	h.items = append(h.items, d)
-	h.up(len(h.items) - 1)
+// live reports whether e is its key's current entry, not a stale one.
+func (d *delays[K]) live(e *delayed[K]) bool {
+	cur, ok := d.due[e.key]
+	return ok && cur.seq == e.seq
 }
 
-// popMin removes and returns the earliest item; h must not be empty.
-func (h *delayHeap[K]) popMin() delayed[K] {
-	last := len(h.items) - 1
-	h.swap(0, last)
-	d := h.items[last]
-	h.items[last] = delayed[K]{}
-	h.items = h.items[:last]
-	delete(h.index, d.key)
-	h.down(0)
-	return d
+// compact drops the stale entries once they outnumber the live ones.
+func (d *delays[K]) compact() {
+	if len(d.h) < 2*len(d.due)+64 {
+		return
+	}
+	d.h = d.h[:0]
+	for _, e := range d.due {
+		d.push(e)
+	}
 }
 
 // stop drops every delayed key and the timer.
@@ -93,9 +92,9 @@ func (d *delays[K]) stop() {
 	if d.timer != nil {
 		d.timer.Stop()
 	}
-	d.armed = time.Time{}
-	d.h.items = nil
-	clear(d.h.index)
+	d.armedAt = -1
+	d.h = nil
+	clear(d.due)
 }
 
 // AddAfter adds key once d has passed; d <= 0 adds it now. A key already
@@ -108,34 +107,33 @@ func (q *Queue[K]) AddAfter(key K, d time.Duration) {
 		q.Add(key)
 		return
 	}
-	at := time.Now().Add(d)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shutting {
 		return
 	}
 	dl := &q.delay
-	if i, ok := dl.h.index[key]; ok {
-		if !at.Before(dl.h.items[i].at) {
-			return
-		}
-		dl.h.seq++
-		dl.h.items[i].at, dl.h.items[i].seq = at, dl.h.seq
-		dl.h.up(i)
-	} else {
-		dl.h.push(delayed[K]{at: at, key: key})
+	at := int64(time.Since(dl.epoch) + d)
+	if cur, ok := dl.due[key]; ok && cur.at <= at {
+		return // due earlier already
 	}
+	dl.seq++
+	e := delayed[K]{at: at, seq: dl.seq, key: key}
+	dl.due[key] = e
+	dl.push(e)
+	dl.compact()
 	q.armLocked(at)
 }
 
-// armLocked makes sure the timer fires by next, the earliest due time.
-func (q *Queue[K]) armLocked(next time.Time) {
+// armLocked makes sure the timer fires by next (ns since the epoch), the
+// earliest due time.
+func (q *Queue[K]) armLocked(next int64) {
 	dl := &q.delay
-	if !dl.armed.IsZero() && !next.Before(dl.armed) {
+	if dl.armedAt >= 0 && next >= dl.armedAt {
 		return
 	}
-	dl.armed = next
-	wait := time.Until(next)
+	dl.armedAt = next
+	wait := time.Duration(next) - time.Since(dl.epoch)
 	if dl.timer == nil {
 		dl.timer = time.AfterFunc(wait, q.fire)
 	} else {
@@ -152,24 +150,32 @@ func (q *Queue[K]) fire() {
 		return
 	}
 	dl := &q.delay
-	dl.armed = time.Time{}
-	now := time.Now()
+	dl.armedAt = -1
+	now := int64(time.Since(dl.epoch))
 	n := 0
-	for len(dl.h.items) > 0 && !dl.h.items[0].at.After(now) {
-		d := dl.h.popMin()
-		if ok, _ := q.addLocked(d.key); ok {
+	for len(dl.h) > 0 && dl.h[0].at <= now {
+		e := dl.pop()
+		if !dl.live(&e) {
+			continue
+		}
+		delete(dl.due, e.key)
+		if ok, _ := q.addLocked(e.key); ok {
 			n++
 			if q.timed {
-				added = append(added, d.key)
+				added = append(added, e.key)
 			}
 		}
 	}
-	if len(dl.h.items) > 0 {
-		q.armLocked(dl.h.items[0].at)
+	for len(dl.h) > 0 && !dl.live(&dl.h[0]) {
+		dl.pop() // stale: keep the timer for a live one
+	}
+	if len(dl.h) > 0 {
+		q.armLocked(dl.h[0].at)
 	}
 	depth := q.fifo.n
+	wake := n > 0 && q.waiting > 0
 	q.mu.Unlock()
-	if n > 0 {
+	if wake {
 		q.signal() // a worker that takes one passes the signal on
 	}
 	for _, k := range added {

@@ -59,6 +59,7 @@ type Queue[K comparable] struct {
 	items    map[K]entry // every key queued, processing or both
 	fifo     ring[K]
 	running  int // keys processing
+	waiting  int // Gets waiting for a key
 	shutting bool
 	drained  chan struct{} // closed when shut down with nothing left
 	delay    delays[K]
@@ -89,7 +90,9 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	if q.limiter == nil {
 		q.limiter = DefaultRateLimiter[K]()
 	}
-	q.delay.h.index = make(map[K]int)
+	q.delay.due = make(map[K]delayed[K])
+	q.delay.armedAt = -1
+	q.delay.epoch = time.Now()
 	return q
 }
 
@@ -99,9 +102,12 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 func (q *Queue[K]) Add(key K) {
 	q.mu.Lock()
 	added, depth := q.addLocked(key)
+	wake := added && q.waiting > 0
 	q.mu.Unlock()
-	if added {
+	if wake {
 		q.signal()
+	}
+	if added && q.timed {
 		q.opts.Metrics.added(key, depth)
 	}
 }
@@ -131,8 +137,9 @@ func (q *Queue[K]) addLocked(key K) (bool, int) {
 	}
 }
 
-// signal wakes one waiting Get, if any; the token stays until taken, so a
-// Get about to wait does not miss it.
+// signal wakes one waiting Get. The token stays until taken, so a Get that
+// counted itself in q.waiting and is about to wait does not miss it; with
+// no Get waiting, no signal is sent at all.
 func (q *Queue[K]) signal() {
 	select {
 	case q.wake <- struct{}{}:
@@ -146,8 +153,13 @@ func (q *Queue[K]) signal() {
 // ShutDown are still handed out), and ctx's error when ctx ends first.
 // Waiting is event-driven.
 func (q *Queue[K]) Get(ctx context.Context) (K, error) {
+	counted := false // whether this Get counts in q.waiting
 	for {
 		q.mu.Lock()
+		if counted {
+			q.waiting--
+			counted = false
+		}
 		if q.fifo.n > 0 {
 			key := q.fifo.pop()
 			e := q.items[key]
@@ -159,7 +171,7 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			e.flags = processing
 			q.items[key] = e
 			q.running++
-			more, depth := q.fifo.n > 0, q.fifo.n
+			more, depth := q.fifo.n > 0 && q.waiting > 0, q.fifo.n
 			q.mu.Unlock()
 			if more {
 				q.signal() // another worker may take the next one
@@ -169,16 +181,21 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			}
 			return key, nil
 		}
-		shutting := q.shutting
-		q.mu.Unlock()
 		var zero K
-		if shutting {
+		if q.shutting {
+			q.mu.Unlock()
 			return zero, ErrShutDown
 		}
+		q.waiting++
+		counted = true
+		q.mu.Unlock()
 		select {
 		case <-q.wake:
 		case <-q.done:
 		case <-ctx.Done():
+			q.mu.Lock()
+			q.waiting--
+			q.mu.Unlock()
 			return zero, context.Cause(ctx)
 		}
 	}
@@ -209,8 +226,9 @@ func (q *Queue[K]) Done(key K) {
 	}
 	q.checkDrainedLocked()
 	depth := q.fifo.n
+	wake := requeued && q.waiting > 0
 	q.mu.Unlock()
-	if requeued {
+	if wake {
 		q.signal()
 	}
 	if q.timed {

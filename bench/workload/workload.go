@@ -283,3 +283,22 @@ func SharedObjects(n int) []*corev1.ConfigMap {
 	v, _ := cache.LoadOrStore(n, Objects(n))
 	return v.([]*corev1.ConfigMap)
 }
+
+// Work queue workloads: QueueKeys distinct keys cycled through by the
+// Add/Get/Done benchmarks, DelayPending keys waiting in AddAfter, and
+// QueueWorkers reconciling the SteadyState events in the informer → queue
+// → worker benchmark.
+const (
+	QueueKeys    = 1024
+	DelayPending = 100_000
+	QueueWorkers = 2
+)
+
+// Keys returns n distinct namespace/name keys.
+func Keys(n int) []string {
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = "ns-" + strconv.Itoa(i%10) + "/key-" + strconv.Itoa(i)
+	}
+	return ks
+}
