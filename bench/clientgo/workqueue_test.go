@@ -127,4 +127,3 @@ func BenchmarkWorkqueue(b *testing.B) {
 		})
 	})
 }
-
