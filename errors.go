@@ -43,6 +43,11 @@ var (
 	// ErrBookmarkWithoutVersion reports a bookmark that carries no
 	// resourceVersion.
 	ErrBookmarkWithoutVersion = errors.New("informer: bookmark without resourceVersion")
+	// ErrTransport marks a SourceError caused by the connection rather
+	// than by the server's answer: a reset, a body cut short, a network
+	// timeout. After a watch that made progress the reflector rewatches at
+	// once; otherwise it backs off as for any error.
+	ErrTransport = errors.New("informer: transport failure")
 	// ErrAlreadyStarted is returned by a second call to Run.
 	ErrAlreadyStarted = errors.New("informer: already started")
 	// ErrStopped is returned when adding a handler to an informer whose Run has

@@ -6,15 +6,21 @@ package informer
 // so it may read the Lister and add or remove handlers.
 //
 // Per key, a handler sees states in the source's order: a state may be
-// skipped (see SlowHandlerPolicy), never repeated out of order.
+// skipped (see HandlerOptions.CoalesceAbove), never repeated out of order.
+//
+// After a relist (an expired resourceVersion, a failed watch), a handler
+// hears only of what changed: OnUpdate for an object at another
+// resourceVersion, OnAdd for a new one, OnDelete (FinalStateUnknown) for
+// one that vanished; objects found unchanged are not reported unless
+// HandlerOptions.RelistUnchanged asks for it.
 type Handler[T Object] interface {
 	// OnAdd reports an object new to this handler. isInInitialList is true
 	// for the objects of the first list, and for the cache's contents replayed
 	// to a handler added after the informer started.
 	OnAdd(obj T, isInInitialList bool)
-	// OnUpdate reports a change. On a resync, or when a relist finds an
-	// object unchanged, old and new are the same object (same
-	// resourceVersion).
+	// OnUpdate reports a change. On a periodic resync, or when a relist
+	// finds an object unchanged and HandlerOptions.RelistUnchanged is set,
+	// old and new have the same resourceVersion.
 	OnUpdate(old, new T)
 	// OnDelete reports a deletion, with the object's last known state.
 	OnDelete(d Deleted[T])

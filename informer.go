@@ -66,6 +66,14 @@ type HandlerOptions struct {
 	// object); add or update followed by delete becomes the delete; a
 	// delete followed by a new add stays two notifications.
 	CoalesceAbove int
+	// RelistUnchanged makes a relist (after an expired resourceVersion or
+	// a failed watch) send OnUpdate(old, new) for every object it finds
+	// at the resourceVersion the cache already had, as client-go does. By
+	// default a relist tells a handler only what changed: objects with
+	// another resourceVersion (OnUpdate), new ones (OnAdd) and vanished
+	// ones (OnDelete with FinalStateUnknown). Periodic resyncs
+	// (ResyncPeriod) are sent either way.
+	RelistUnchanged bool
 }
 
 // Informer keeps an indexed cache of a Source's objects current and tells
@@ -100,6 +108,10 @@ const (
 type keyedNote[T Object] struct {
 	key string
 	n   notification[T]
+	// unchanged marks an update from a relist that found the object at
+	// the resourceVersion the cache had: only listeners that asked for
+	// such confirmations (HandlerOptions.RelistUnchanged) get it.
+	unchanged bool
 }
 
 // New returns an Informer over src. It starts nothing: call Run.
@@ -328,14 +340,14 @@ func (inf *Informer[T]) checkSynced() {
 func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	notes := inf.notes[:0]
 	for _, kd := range batch {
-		for _, d := range kd.Deltas {
+		for j, d := range kd.Deltas {
 			if d.Type == DeltaDeleted {
 				_, existed, err := inf.ix.DeleteKey(kd.Key)
 				if err != nil {
 					inf.report(err)
 				}
 				if existed {
-					notes = append(notes, keyedNote[T]{kd.Key, notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}})
+					notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}})
 				}
 				continue
 			}
@@ -350,9 +362,12 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 				inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
 			}
 			if existed {
-				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}})
+				// Only against the state from before this batch: a key
+				// listed twice (a broken server) is reported both times.
+				unchanged := d.Type == DeltaReplaced && j == 0 && !kd.fromBulk && sameVersion(old, d.Object)
+				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}, unchanged})
 			} else {
-				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
+				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
 			}
 		}
 	}
@@ -360,6 +375,9 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		for _, l := range inf.snapshotListeners() {
 			l.mu.Lock()
 			for i := range notes {
+				if notes[i].unchanged && !l.relistUnchanged {
+					continue
+				}
 				l.pushLocked(notes[i].key, notes[i].n)
 			}
 			l.mu.Unlock()
@@ -519,3 +537,10 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 
 // EndReplace ends a relist in the queue.
 func (s informerSink[T]) EndReplace() error { return s.inf.fifo.EndReplace() }
+
+// sameVersion reports whether a and b carry the same, non-empty
+// resourceVersion: the same state of the object.
+func sameVersion[T Object](a, b T) bool {
+	rv := a.GetResourceVersion()
+	return rv != "" && rv == b.GetResourceVersion()
+}

@@ -128,11 +128,12 @@ func (q *notifyQueue[T]) clear() { *q = notifyQueue[T]{} }
 // listener delivers notifications to one handler, in order, from one
 // goroutine. The informer's process loop pushes; run pops and calls.
 type listener[T Object] struct {
-	h             Handler[T]
-	name          string
-	coalesceAbove int
-	resync        time.Duration // owned by the informer's process loop
-	report        func(error)
+	h               Handler[T]
+	name            string
+	coalesceAbove   int
+	relistUnchanged bool
+	resync          time.Duration // owned by the informer's process loop
+	report          func(error)
 
 	mu        sync.Mutex
 	q         notifyQueue[T]
@@ -155,14 +156,15 @@ type listener[T Object] struct {
 
 func newListener[T Object](h Handler[T], opts HandlerOptions, report func(error)) *listener[T] {
 	return &listener[T]{
-		h:             h,
-		name:          opts.Name,
-		coalesceAbove: opts.CoalesceAbove,
-		resync:        opts.ResyncPeriod,
-		report:        report,
-		wake:          make(chan struct{}, 1),
-		synced:        make(chan struct{}),
-		done:          make(chan struct{}),
+		h:               h,
+		name:            opts.Name,
+		coalesceAbove:   opts.CoalesceAbove,
+		relistUnchanged: opts.RelistUnchanged,
+		resync:          opts.ResyncPeriod,
+		report:          report,
+		wake:            make(chan struct{}, 1),
+		synced:          make(chan struct{}),
+		done:            make(chan struct{}),
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +34,11 @@ type Sink[T Object] interface {
 type ReflectorOptions struct {
 	// Name identifies the reflector in logs and errors.
 	Name string
-	// PageSize is the Limit of each List call; 0 means 500, a negative value
-	// means no limit.
+	// PageSize is the Limit of each List call. 0 (the default) leaves it
+	// to the source: source/kube pages by its Options.PageSize (500 by
+	// default), source/memory does not page. A positive value overrides
+	// the source's; a negative one asks for the whole collection in one
+	// response.
 	PageSize int64
 	// ListResourceVersion is the ResourceVersion of the first list: ""
 	// (default) for the most recent state, or "0" to accept a possibly stale
@@ -82,7 +87,8 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // Reflector lists a Source and then watches it, writing what it reads into a
 // Sink. It is a loop over explicit states:
 //
-//	list     → paged List from scratch into BeginReplace/ReplaceItems/EndReplace, then watch
+//	list     → paged List from scratch into BeginReplace/ReplaceItems/EndReplace, then watch;
+//	           a continue token that expires half way → one unpaginated List at once
 //	watch    → Watch from the last resourceVersion seen; events go to Add/Update/Delete
 //	watch ends cleanly or times out → watch again, from the last resourceVersion
 //	watch fails                     → back off, then watch again from the last resourceVersion
@@ -107,9 +113,6 @@ type Reflector[T Object] struct {
 
 // NewReflector returns a Reflector that reads src into sink.
 func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) *Reflector[T] {
-	if opts.PageSize == 0 {
-		opts.PageSize = 500
-	}
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
 	}
@@ -144,21 +147,43 @@ const (
 	stateWatch
 )
 
+// streamBatch is how many objects of a streaming list's initial events
+// go to the sink at once: PageSize, or 500.
+func (r *Reflector[T]) streamBatch() int {
+	if r.opts.PageSize > 0 {
+		return int(min(r.opts.PageSize, 1<<20))
+	}
+	return 500
+}
+
+// productiveAfter is how long a watch must stay open to count as
+// productive without delivering an event: a failure after it is resumed at
+// once instead of backing off.
+const productiveAfter = time.Second
+
 // errStalled reports a watch that stayed silent past its deadline.
 var errStalled = errors.New("informer: watch stalled")
 
 // Run lists and watches until ctx ends, and then returns ctx's cause.
+//
+// Reconnecting: a watch that made progress (delivered an event, or stayed
+// open for a while) and then ended, cleanly or with an error, is resumed at
+// once from the last resourceVersion. Only failures that made no progress
+// back off, and the backoff starts over after a successful list and after
+// every productive watch, so a blip costs a reconnect, not seconds of
+// staleness, while a server that is down is retried ever less often.
 func (r *Reflector[T]) Run(ctx context.Context) error {
 	b := newBackoff(r.opts.Backoff)
 	state := stateList
 	listRV := r.opts.ListResourceVersion
 	for ctx.Err() == nil {
 		var err error
+		productive := false
 		switch state {
 		case stateList:
 			if r.opts.WatchList && !r.noWatchList {
 				var listed bool
-				listed, err = r.stream(ctx, b, true)
+				listed, productive, err = r.stream(ctx, b, true)
 				if errors.Is(err, ErrWatchListUnsupported) {
 					r.log.Info("streaming list not supported by the source; falling back to list")
 					r.noWatchList = true
@@ -170,15 +195,19 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			} else {
 				err = r.list(ctx, listRV)
 				if err == nil {
+					b.reset()
 					state = stateWatch
 					continue
 				}
 			}
 		case stateWatch:
-			_, err = r.stream(ctx, b, false)
+			_, productive, err = r.stream(ctx, b, false)
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		if productive {
+			b.reset()
 		}
 		switch {
 		case err == nil:
@@ -187,12 +216,17 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			// Relist from the most recent state: an older one may be gone.
 			// At once the first time after progress; if it expires again
 			// before anything was read, back off like any error.
-			r.report(err)
+			r.reportRoutine(err)
 			state, listRV = stateList, ""
 			if r.progress && errors.Is(err, ErrExpired) {
 				r.progress = false
 				continue
 			}
+		case productive && state == stateWatch:
+			// A watch that delivered and then broke (a reset, a
+			// load balancer's cut): resume at once.
+			r.reportRoutine(err)
+			continue
 		default:
 			r.report(err)
 		}
@@ -222,18 +256,54 @@ func (r *Reflector[T]) report(err error) {
 	}
 }
 
+// reportRoutine reports an error that the reflector recovers from by
+// itself at once (an expired resourceVersion and its relist, a productive
+// watch cut and resumed): at Info level, since nothing is wrong.
+func (r *Reflector[T]) reportRoutine(err error) {
+	r.log.Info("informer reflector: recovering", "err", err)
+	if r.opts.OnError != nil {
+		r.opts.OnError(err)
+	}
+}
+
+// sourceError wraps a failed Source call, marking transport failures with
+// ErrTransport.
+func sourceError(op, rv string, err error) *SourceError {
+	if isTransport(err) && !errors.Is(err, ErrTransport) {
+		err = fmt.Errorf("%w: %w", ErrTransport, err)
+	}
+	return &SourceError{Op: op, ResourceVersion: rv, Err: err}
+}
+
+// isTransport reports whether err comes from the connection: a network
+// error, a reset, a body cut short.
+func isTransport(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
 // list reads the whole collection, page by page, into a replacement.
 func (r *Reflector[T]) list(ctx context.Context, rv string) error {
-	opts := ListOptions{ResourceVersion: rv}
-	if r.opts.PageSize > 0 {
-		opts.Limit = r.opts.PageSize
-	}
+	opts := ListOptions{ResourceVersion: rv, Limit: max(r.opts.PageSize, NoLimit)}
 	r.sink.BeginReplace()
 	listRV := ""
 	for {
 		page, err := r.src.List(ctx, opts)
+		if err != nil && opts.Continue != "" && errors.Is(err, ErrExpired) {
+			// The snapshot the pages came from was compacted away. Paging
+			// again could expire again, for ever, under frequent
+			// compaction: list the whole collection in one request, at
+			// once, which cannot expire half way.
+			r.reportRoutine(sourceError("list", rv, err))
+			opts = ListOptions{Limit: NoLimit}
+			r.sink.BeginReplace()
+			listRV = ""
+			continue
+		}
 		if err != nil {
-			return &SourceError{Op: "list", ResourceVersion: rv, Err: err}
+			return sourceError("list", rv, err)
 		}
 		if listRV == "" {
 			listRV = page.ResourceVersion
@@ -261,7 +331,11 @@ func (r *Reflector[T]) list(ctx context.Context, rv string) error {
 // initial, it is a streaming list: the initial events become a replacement
 // (listed reports that it completed), and the same stream then goes on as a
 // watch.
-func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (listed bool, err error) {
+//
+// productive reports that the watch delivered an event after its initial
+// events, or stayed open for productiveAfter: a failure after it is a
+// blip, not an outage.
+func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (listed, productive bool, err error) {
 	timeout := r.opts.MinWatchTimeout + rand.N(r.opts.MinWatchTimeout)
 	// A watch that stays open well past the timeout it asked for is stalled.
 	wctx, cancel := context.WithTimeoutCause(ctx, timeout+time.Minute, errStalled)
@@ -280,9 +354,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	})
 	if err != nil {
 		if initial && errors.Is(err, ErrWatchListUnsupported) {
-			return false, err
+			return false, false, err
 		}
-		return false, &SourceError{Op: op, ResourceVersion: from, Err: err}
+		return false, false, sourceError(op, from, err)
 	}
 	defer w.Close()
 
@@ -290,7 +364,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	inInitial := initial
 	if initial {
 		r.sink.BeginReplace()
-		pageBuf = make([]T, 0, max(r.opts.PageSize, 1))
+		pageBuf = make([]T, 0, r.streamBatch())
 	}
 	flush := func() {
 		if len(pageBuf) == 0 {
@@ -302,8 +376,11 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 		clear(pageBuf)
 		pageBuf = pageBuf[:0]
 	}
-	events := 0
+	events := 0 // after the initial events
 	last := newVersion(from)
+	done := func() (bool, bool) { // listed, productive
+		return initial && !inInitial, !inInitial && (events > 0 || time.Since(started) >= productiveAfter)
+	}
 	for {
 		ev, err := w.Next()
 		if err != nil && errors.Is(err, ErrBadEvent) {
@@ -311,20 +388,23 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			continue
 		}
 		if err != nil {
+			listed, productive := done()
 			if ctx.Err() != nil {
-				return !inInitial && initial, nil
+				return listed, productive, nil
 			}
 			if errors.Is(err, io.EOF) || errors.Is(context.Cause(wctx), errStalled) {
 				if errors.Is(context.Cause(wctx), errStalled) {
 					if events > 0 && !inInitial {
 						// Busy past its deadline: the source ignores
 						// timeouts. End it like a server-side timeout.
-						return false, nil
+						return listed, productive, nil
 					}
-					err = errStalled
-				} else if !inInitial && (events > 0 || time.Since(started) >= time.Second) {
+					// Silent past its deadline: however long it was
+					// open, it was not working.
+					err, productive = errStalled, false
+				} else if productive {
 					r.progress = true
-					return !inInitial && initial, nil // a clean end after a useful watch
+					return listed, productive, nil // a clean end after a useful watch
 				}
 				if !errors.Is(err, errStalled) && !inInitial {
 					err = errors.New("watch ended at once without an event")
@@ -333,9 +413,11 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			if inInitial && errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: err}
+			return listed, productive, sourceError(op, from, err)
 		}
-		events++
+		if !inInitial {
+			events++
+		}
 		r.progress = true
 		rv := ev.ResourceVersion
 		switch ev.Type {
@@ -349,17 +431,18 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			}
 			if inInitial {
 				if ev.Type != EventAdded {
-					return initial && !inInitial, &SourceError{Op: op, Err: fmt.Errorf("%s event before the end of the initial events", ev.Type)}
+					return false, false, &SourceError{Op: op, Err: fmt.Errorf("%s event before the end of the initial events", ev.Type)}
 				}
 				pageBuf = append(pageBuf, ev.Object)
-				if int64(len(pageBuf)) >= max(r.opts.PageSize, 1) {
+				if len(pageBuf) >= r.streamBatch() {
 					flush()
 				}
 				continue
 			}
 			v := newVersion(rv)
 			if v.olderThan(last) {
-				return initial && !inInitial, &SourceError{Op: op, ResourceVersion: from, Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, last.s)}
+				listed, productive := done()
+				return listed, productive, &SourceError{Op: op, ResourceVersion: from, Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, last.s)}
 			}
 			var err error
 			switch ev.Type {
@@ -396,7 +479,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			}
 			flush()
 			if err := r.sink.EndReplace(); err != nil {
-				return false, err
+				return false, false, err
 			}
 			inInitial = false
 			last = newVersion(rv)

@@ -174,47 +174,59 @@ func TestReflectorBackoff(t *testing.T) {
 	}
 }
 
-// TestReflectorBackoffResets: after a healthy run of Backoff.ResetAfter, the
-// next failure waits Backoff.Initial again; sooner, the delay keeps growing.
+// TestReflectorBackoffResets: the backoff grows only over consecutive
+// failures that made no progress. A successful list starts it over, and a
+// watch that made progress and is then cut is resumed at once.
 func TestReflectorBackoffResets(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
-		name     string
-		backoff  informer.Backoff
-		healthy  time.Duration
-		min, max time.Duration
+		name        string
+		failWatches int                // watches failing at once after the list
+		dropAfter   time.Duration      // else: a healthy watch cut after this long
+		gaps        [][2]time.Duration // [min, max) between successive watches
 	}{
-		{"failing again soon", informer.Backoff{}, 10 * time.Second, 6400 * ms, 12800 * ms},
-		{"healthy for the default 2m", informer.Backoff{}, 2 * time.Minute, 800 * ms, 1600 * ms},
-		{"healthy for a custom ResetAfter", informer.Backoff{ResetAfter: 30 * time.Second}, 30 * time.Second, 800 * ms, 1600 * ms},
-		{"short of a custom ResetAfter", informer.Backoff{ResetAfter: time.Minute}, 10 * time.Second, 6400 * ms, 12800 * ms},
+		{"a watch failing after a good list waits Initial, not the list's 6.4s", 1, 0, [][2]time.Duration{{800 * ms, 1600 * ms}}},
+		{"consecutive failures without progress grow", 3, 0, [][2]time.Duration{{800 * ms, 1600 * ms}, {1600 * ms, 3200 * ms}, {3200 * ms, 6400 * ms}}},
+		{"a productive watch cut is resumed at once", 0, 10 * time.Second, [][2]time.Duration{{0, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				mem := memory.New[*item](memory.Options{})
 				seedItems(t, mem, "ns", 2)
 				mem.FailLists(3, nil) // delays 0.8s, 1.6s, 3.2s; the next would be 6.4s
+				if tc.failWatches > 0 {
+					mem.FailWatches(tc.failWatches, errReset)
+				}
 				src := spy(mem)
 				var errs errList
-				r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{Backoff: tc.backoff})
+				r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{})
 				runReflector(t, r)
-				time.Sleep(time.Minute)
-				synctest.Wait()
-				lists := src.listCalls()
-				if len(lists) != 4 || lists[3].err != nil {
-					t.Fatalf("lists %+v, want 3 failures and a success", lists)
+				var dropped time.Time
+				if tc.dropAfter > 0 {
+					time.Sleep(time.Minute)
+					synctest.Wait()
+					lists := src.listCalls()
+					if len(lists) != 4 || lists[3].err != nil {
+						t.Fatalf("lists %+v, want 3 failures and a success", lists)
+					}
+					time.Sleep(tc.dropAfter)
+					dropped = time.Now()
+					mem.DropWatches(errReset)
 				}
-				time.Sleep(time.Until(lists[3].at.Add(tc.healthy)))
-				dropped := time.Now()
-				mem.DropWatches(errReset)
 				time.Sleep(time.Minute)
 				synctest.Wait()
 				w := src.watchCalls()
-				if len(w) != 2 {
-					t.Fatalf("%d watches, want 2", len(w))
+				if len(w) != len(tc.gaps)+1 {
+					t.Fatalf("%d watches, want %d", len(w), len(tc.gaps)+1)
 				}
-				if gap := w[1].at.Sub(dropped); gap < tc.min || gap >= tc.max {
-					t.Errorf("watch resumed %v after the drop, want [%v, %v)", gap, tc.min, tc.max)
+				for i, g := range tc.gaps {
+					from := w[i].at
+					if i == 0 && tc.dropAfter > 0 {
+						from = dropped
+					}
+					if gap := w[i+1].at.Sub(from); gap < g[0] || gap >= g[1] {
+						t.Errorf("watch %d came %v after the failure, want [%v, %v)", i+2, gap, g[0], g[1])
+					}
 				}
 			})
 		})
@@ -323,8 +335,9 @@ func TestReflectorWatchListFallback(t *testing.T) {
 }
 
 // TestReflectorExpiredContinueToken: a continue token that expires between
-// pages makes the reflector start the list again from the first page, without
-// a long wait; the abandoned half-list is not ended.
+// pages makes the reflector list again at once, the whole collection in one
+// unpaginated request (which cannot expire half way, however often the
+// server compacts); the abandoned half-list is not ended.
 func TestReflectorExpiredContinueToken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := memory.New[*item](memory.Options{})
@@ -344,20 +357,20 @@ func TestReflectorExpiredContinueToken(t *testing.T) {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		lists := src.listCalls()
-		if len(lists) != 5 {
-			t.Fatalf("%d List calls, want 2 (the second expired) + 3", len(lists))
+		if len(lists) != 3 {
+			t.Fatalf("%d List calls, want 2 (the second expired) + 1 unpaginated", len(lists))
 		}
-		if !errors.Is(lists[1].err, informer.ErrExpired) || lists[2].opts.Continue != "" || lists[2].opts.ResourceVersion != "" {
-			t.Errorf("lists %+v, want the second to expire and the third to start over", lists)
+		if !errors.Is(lists[1].err, informer.ErrExpired) || lists[2].opts != (informer.ListOptions{Limit: informer.NoLimit}) {
+			t.Errorf("lists %+v, want the second to expire and the third to list everything at once", lists)
 		}
-		if gap := lists[2].at.Sub(lists[1].at); gap >= 1600*time.Millisecond {
-			t.Errorf("relisted %v after the expiry, want at once or after the first backoff", gap)
+		if !lists[2].at.Equal(lists[1].at) {
+			t.Errorf("relisted %v after the expiry, want at once", lists[2].at.Sub(lists[1].at))
 		}
 		if len(sourceErrs(errs.all(), "list", informer.ErrExpired)) != 1 {
 			t.Errorf("errors %v, want a *SourceError{Op: list} wrapping ErrExpired", errs.all())
 		}
 		begins, ends, pages, _ := sink.counts()
-		if begins != 2 || ends != 1 || !slices.Equal(pages, []int{4, 4, 4, 1}) {
+		if begins != 2 || ends != 1 || !slices.Equal(pages, []int{4, 9}) {
 			t.Errorf("sink: %d begins, %d ends, pages %v", begins, ends, pages)
 		}
 		if got, want := sink.data(), sourceState(mem); !equalMaps(got, want) {

@@ -49,13 +49,20 @@ type ListOptions struct {
 	// (MatchNotOlderThan, MatchExact); "" means the source's default.
 	// Sources other than Kubernetes may ignore it.
 	ResourceVersionMatch string
-	// Limit is the most items one page may hold; 0 means no limit. A source
-	// may return fewer items, with a Continue token for the rest.
+	// Limit is the most items one page may hold. 0 leaves the page size
+	// to the source (its own default, or no limit if it has none); a
+	// negative value (NoLimit) asks for the whole collection in one
+	// response. A source may return fewer items, with a Continue token
+	// for the rest.
 	Limit int64
 	// Continue is the token from the previous page; "" asks for the first.
 	// A source reports an expired token with ErrExpired.
 	Continue string
 }
+
+// NoLimit as ListOptions.Limit asks for the whole collection in one
+// response.
+const NoLimit int64 = -1
 
 // Values of ListOptions.ResourceVersionMatch, as Kubernetes spells them.
 const (

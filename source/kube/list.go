@@ -16,7 +16,8 @@ import (
 // opts.ResourceVersion and opts.ResourceVersionMatch are sent as given
 // ("" leaves them out), except with a Continue token, which carries the
 // list's version itself and with which the server forbids them. A zero
-// opts.Limit means Options.PageSize.
+// opts.Limit means Options.PageSize; a negative one (informer.NoLimit)
+// asks for the whole collection in one response.
 //
 // The body is decoded as it arrives, JSON or protobuf as its
 // Content-Type says: each item straight into a new T, never the whole
@@ -31,7 +32,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	}
 	q := s.query()
 	limit := opts.Limit
-	if limit <= 0 {
+	if limit == 0 {
 		limit = max(s.opts.PageSize, 0)
 	}
 	if limit > 0 {

@@ -432,3 +432,35 @@ func newServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// TestListPageSize: the page size has one place, Options.PageSize, used
+// when the reflector leaves ListOptions.Limit at 0 (its default); a
+// positive Limit overrides it, informer.NoLimit always lists everything.
+func TestListPageSize(t *testing.T) {
+	tests := []struct {
+		pageSize, limit int64
+		want            string // the limit parameter sent; "" for none
+	}{
+		{0, 0, "500"},
+		{7, 0, "7"},
+		{-1, 0, ""},
+		{7, 3, "3"},
+		{-1, 3, "3"},
+		{0, informer.NoLimit, ""},
+		{7, informer.NoLimit, ""},
+	}
+	for _, tt := range tests {
+		var got string
+		src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = r.URL.Query().Get("limit")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"kind":"WidgetList","metadata":{"resourceVersion":"1"},"items":[]}`)
+		}), Options{PageSize: tt.pageSize})
+		if _, err := src.List(t.Context(), informer.ListOptions{Limit: tt.limit}); err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("PageSize %d, Limit %d: limit=%q, want %q", tt.pageSize, tt.limit, got, tt.want)
+		}
+	}
+}

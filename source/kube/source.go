@@ -53,10 +53,13 @@ type Options struct {
 	LabelSelector string
 	FieldSelector string
 
-	// PageSize is the limit of a List whose ListOptions.Limit is zero; 0
-	// means DefaultPageSize (500) and a negative value means no limit (the
-	// whole collection in one response). A ListOptions.Limit above zero,
-	// as the reflector sends, wins.
+	// PageSize is the limit of a List whose ListOptions.Limit is zero,
+	// which is what the reflector sends unless ReflectorOptions.PageSize
+	// is set: this is the one place to choose the page size. 0 means
+	// DefaultPageSize (500) and a negative value means no limit (the
+	// whole collection in one response). A ListOptions.Limit above zero
+	// (ReflectorOptions.PageSize) wins, and a negative one
+	// (informer.NoLimit) always means no limit.
 	PageSize int64
 	// ListTimeout bounds each List call, from the request to the last
 	// byte of its body; 0 means DefaultListTimeout (60 s) and a negative
