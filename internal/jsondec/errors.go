@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // ErrIncomplete is returned by ValueEnd when data ends before the JSON
@@ -41,7 +42,14 @@ func errEOF(off int) error {
 	return &SyntaxError{Offset: int64(off), msg: "unexpected end of JSON input", eof: true}
 }
 
+// errChar reports an unexpected byte. Inside a string, number or literal
+// the byte is part of a value, and values are not quoted in errors (a
+// Secret's data must not reach a log): only where it was found is said.
+// Between values it is shown, as encoding/json does.
 func errChar(off int, c byte, context string) error {
+	if strings.HasPrefix(context, "in ") || strings.HasPrefix(context, "after decimal point") {
+		return &SyntaxError{Offset: int64(off), msg: "invalid character " + context}
+	}
 	return &SyntaxError{Offset: int64(off), msg: "invalid character " + quoteChar(c) + " " + context}
 }
 
@@ -69,6 +77,8 @@ func (d *decoder) saveTypeError(what string, t reflect.Type, off int) {
 	if d.saved != nil {
 		return
 	}
+	// "number 300": the number is the value, which errors never quote.
+	what, _, _ = strings.Cut(what, " ")
 	d.saved = &json.UnmarshalTypeError{Value: what, Type: t, Offset: int64(off)}
 	d.errDepth = d.depth + 1
 	d.pathStruct = false

@@ -353,7 +353,7 @@ func TestErrors(t *testing.T) {
 	var o out
 	err := Unmarshal([]byte(`{"items":[{"n":1},{"n":300}]}`), &o)
 	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) || te.Field != "items.n" || te.Struct != "in" || te.Value != "number 300" {
+	if !errors.As(err, &te) || te.Field != "items.n" || te.Struct != "in" || te.Value != "number" {
 		t.Errorf("type error = %#v", err)
 	} else if !strings.Contains(err.Error(), "items.n") || !strings.Contains(err.Error(), "int8") {
 		t.Errorf("type error message %q", err)

@@ -35,6 +35,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 	}
 	s.pos++
 	sawItems := false
+	var listVersion, listKind string
 	for first := true; ; first = false {
 		more, err := s.next(first)
 		if err != nil {
@@ -58,6 +59,23 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 				return page, fail(fmt.Errorf("the list's metadata: %w", err))
 			}
 			page.ResourceVersion, page.Continue = m.ResourceVersion, m.Continue
+		case "kind", "apiVersion":
+			v, err := s.value(d.maxObject, fmt.Sprintf("the list's %s", key))
+			if err != nil {
+				return page, fail(err)
+			}
+			str, err := unquote(v)
+			if err != nil || v[0] != '"' {
+				return page, fail(fmt.Errorf("the list's %s is %s, not a string", key, describeValue(v)))
+			}
+			if key == "apiVersion" {
+				listVersion = str
+				break
+			}
+			listKind = str
+			if err := d.kinds.checkList(listKind); err != nil {
+				return page, err
+			}
 		case "items":
 			if sawItems {
 				return page, fail(errors.New(`"items" appears twice`))
@@ -79,6 +97,10 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 			}
 			s.pos++
 			page.Items = make([]T, 0, max(hint, 0))
+			var fillVersion, fillKind string
+			if d.kinds != nil && d.kinds.unstructured {
+				fillVersion, fillKind = d.kinds.itemKind(listVersion, listKind)
+			}
 			for item = 0; ; item++ {
 				more, err := s.nextItem(item == 0)
 				if err != nil {
@@ -91,9 +113,12 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 				if err != nil {
 					return page, fail(err)
 				}
+				if fillKind != "" {
+					v = withTypeMeta(v, fillVersion, fillKind)
+				}
 				obj := d.newObj()
 				if err := jsondec.Unmarshal(v, obj); err != nil {
-					return page, fail(err)
+					return page, fail(objectError(v, obj, err))
 				}
 				page.Items = append(page.Items, obj)
 			}

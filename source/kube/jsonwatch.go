@@ -35,6 +35,7 @@ type watchDecoder[T informer.Object] struct {
 	s      *jsonStream
 	newObj func() T
 	budget int64
+	kinds  *kindRule
 }
 
 func newWatchDecoder[T informer.Object](r io.Reader, newObj func() T, maxObject int64, res, path string, initial bool) *watchDecoder[T] {
@@ -136,9 +137,16 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 		return ev, fmt.Errorf(`the %s event has no "object"`, typ)
 	}
 	if et, ok := objectEventType(typ); ok {
+		if d.kinds != nil && d.kinds.unstructured {
+			apiVersion, kind := d.kinds.fillFor()
+			objectVal = withTypeMeta(objectVal, apiVersion, kind)
+		}
 		obj := d.newObj()
 		if err := jsondec.Unmarshal(objectVal, obj); err != nil {
-			return ev, fmt.Errorf("the %s event's object: %w", typ, err)
+			return ev, fmt.Errorf("the %s event's object: %w", typ, objectError(objectVal, obj, err))
+		}
+		if err := d.kinds.checkObject(obj); err != nil {
+			return ev, err
 		}
 		return informer.Event[T]{Type: et, Object: obj, ResourceVersion: obj.GetResourceVersion()}, nil
 	}

@@ -56,10 +56,10 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	hint := int(min(limit, 4096))
 	var page informer.Page[T]
 	if f == formatProtobuf {
-		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
+		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
 		page, err = d.decode(body, hint)
 	} else {
-		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name}
+		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
 		page, err = d.decode(body, hint)
 	}
 	if err != nil {
@@ -108,6 +108,7 @@ type listDecoder[T informer.Object] struct {
 	maxObject int64
 	maxTotal  int64
 	res       string
+	kinds     *kindRule
 }
 
 // decode reads a whole list response from r; hint is the expected number

@@ -204,7 +204,7 @@ func TestListBadInput(t *testing.T) {
 		{"items is an object", serveJSON(200, `{"metadata":{"resourceVersion":"1"},"items":{"a":1}}`),
 			Options{}, []error{ErrMalformed}, `"items" is an object, not an array`},
 		{"items is a string", serveJSON(200, `{"items":"nope"}`),
-			Options{}, []error{ErrMalformed}, `"items" is the string "nope", not an array`},
+			Options{}, []error{ErrMalformed}, `"items" is a string, not an array`},
 		{"no items", serveJSON(200, `{"kind":"Widget","metadata":{"name":"x"}}`),
 			Options{}, []error{ErrMalformed}, `no "items": not a list`},
 		{"top level array", serveJSON(200, `[1,2]`), Options{}, []error{ErrMalformed}, "is an array, not a JSON list object"},

@@ -25,6 +25,7 @@ type protoListDecoder[T informer.Object] struct {
 	maxObject int64
 	maxTotal  int64
 	res       string
+	kinds     *kindRule
 }
 
 // protoListState is one decoding's state.
@@ -45,6 +46,9 @@ func (d *protoListDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], e
 	if err != nil {
 		if lr.ioErr != nil {
 			return informer.Page[T]{}, fmt.Errorf("kube: list %s: reading the response: %w", d.res, lr.ioErr)
+		}
+		if ke := (*KindError)(nil); errors.As(err, &ke) {
+			return informer.Page[T]{}, ke
 		}
 		if errors.Is(err, errLimitReached) {
 			err = &sizeError{what: "the response", limit: d.maxTotal, option: "MaxResponseBytes"}
@@ -102,6 +106,9 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 				if err := checkListKind(tm); err != nil {
 					return page, err
 				}
+				if err := d.kinds.checkList(tm.kind); err != nil {
+					return page, err
+				}
 			case 3:
 				encoding = string(st.buf)
 			case 4:
@@ -133,6 +140,9 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 		return page, fmt.Errorf("the envelope ended without a list: %w", io.ErrUnexpectedEOF)
 	}
 	if err := checkListKind(tm); err != nil { // TypeMeta came after the list
+		return page, err
+	}
+	if err := d.kinds.checkList(tm.kind); err != nil {
 		return page, err
 	}
 	// A PartialObjectMetadataList's items are PartialObjectMetadata, as

@@ -29,6 +29,7 @@ type protoWatchDecoder[T informer.Object] struct {
 	decode func(T, []byte) error // Options.Protobuf's
 	maxObj int64
 	kinds  kindCache
+	rule   *kindRule
 }
 
 func newProtoWatchDecoder[T informer.Object](r io.Reader, newObj func() T, decode func(T, []byte) error, maxObject int64, res, path string, initial bool) *protoWatchDecoder[T] {
@@ -140,6 +141,9 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
 		}
 		setKind(obj, tm)
+		if err := d.rule.checkObject(obj); err != nil {
+			return ev, d.recoverable(err)
+		}
 		ev.Object = obj
 		ev.ResourceVersion = obj.GetResourceVersion()
 		switch string(typ) {

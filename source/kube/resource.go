@@ -22,6 +22,16 @@ type Resource struct {
 	Version string
 	// Resource is the plural resource name, for example "pods".
 	Resource string
+	// Kind is the Kind of the resource's objects, for example "ConfigMap";
+	// "" when not known. When set, the Source checks that lists are of
+	// Kind+"List" and watched objects of Kind, and fails with a *KindError
+	// otherwise; when empty, it checks against the Go type name of T
+	// (*corev1.Pod: "Pod") unless Options.DisableKindCheck is set.
+	// *unstructured.Unstructured and *metav1.PartialObjectMetadata accept
+	// any kind; the apiVersion and kind of Unstructured objects that come
+	// without them (the items of a list) are filled from the list, or from
+	// Group, Version and Kind.
+	Kind string
 }
 
 // String returns "resource.group/version", or "resource/version" for the
@@ -36,7 +46,7 @@ func (r Resource) String() string {
 // validate reports a Resource whose path cannot be built.
 func (r Resource) validate() error {
 	if r.Version == "" || r.Resource == "" {
-		return fmt.Errorf("%w: resource %+v needs a Version and a Resource", ErrInvalidConfig, struct{ Group, Version, Resource string }(r))
+		return fmt.Errorf("%w: resource %+v needs a Version and a Resource", ErrInvalidConfig, struct{ Group, Version, Resource, Kind string }(r))
 	}
 	for _, s := range []string{r.Group, r.Version, r.Resource} {
 		if strings.ContainsAny(s, "/?#") || s == "." || s == ".." {

@@ -95,6 +95,11 @@ type Options struct {
 	// type than T.
 	Protobuf ProtobufCodec
 
+	// DisableKindCheck turns off the check of the kinds the server sends
+	// against the Go type name of T (see Resource.Kind), for a T whose
+	// name is not its Kind; a Resource.Kind, when set, is checked anyway.
+	DisableKindCheck bool
+
 	// UserAgent, when set, is sent as the User-Agent of every request
 	// instead of the client's default.
 	UserAgent string
@@ -170,6 +175,7 @@ type Source[T informer.Object] struct {
 	gzip         bool
 	limiter      *RateLimiter
 	baseQuery    url.Values
+	kinds        *kindRule
 }
 
 // New returns a Source for the resource res of the server that cfg
@@ -255,6 +261,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	if opts.Namespace != "" {
 		s.name += " in namespace " + opts.Namespace
 	}
+	s.kinds = newKindRule(reflect.TypeFor[T](), res, s.name, opts.DisableKindCheck)
 	if opts.LabelSelector != "" {
 		s.baseQuery.Set("labelSelector", opts.LabelSelector)
 	}

@@ -203,3 +203,21 @@ func checkBadList[T informer.Object](t *testing.T, page informer.Page[T], err er
 		t.Errorf("an error is either too large or malformed: %v", err)
 	}
 }
+
+// newSourceFor starts a plain HTTP server on loopback with h and returns
+// a Source of T for res.
+func newSourceFor[T informer.Object](t testing.TB, h http.Handler, res Resource, opts Options) *Source[T] {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	t.Cleanup(srv.Close)
+	if opts.QPS == 0 && opts.RateLimiter == nil {
+		opts.QPS = -1
+	}
+	src, err := New[T](&Config{Host: srv.URL}, res, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(src.client.CloseIdleConnections)
+	return src
+}

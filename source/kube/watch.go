@@ -71,9 +71,13 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		name:   s.name,
 	}
 	if f == formatProtobuf {
-		w.dec = newProtoWatchDecoder(body, s.newObj, s.protoDecode, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		d := newProtoWatchDecoder(body, s.newObj, s.protoDecode, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		d.rule = s.kinds
+		w.dec = d
 	} else {
-		w.dec = newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		d := newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		d.kinds = s.kinds
+		w.dec = d
 	}
 	return w, nil
 }

@@ -1,0 +1,105 @@
+package kube
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/informer-go/informer/internal/jsondec"
+)
+
+// ObjectError reports an object (a list item or a watched object) whose
+// JSON does not decode into the Go type. It names the object and where in
+// it decoding failed, and never quotes its content: errors end up in logs,
+// and a Secret's data must not. The underlying error is kept only when it
+// is one of the decoder's own (syntax and type errors, which carry no
+// content); the message of an UnmarshalJSON method (such as
+// *unstructured.Unstructured's, which quotes the whole object) is left out.
+type ObjectError struct {
+	// Namespace, Name and ResourceVersion name the object, as far as its
+	// metadata could be read; empty otherwise.
+	Namespace, Name, ResourceVersion string
+	// Type is the Go type decoded into, like "*v1.Secret".
+	Type string
+	// Field is the path of the field that did not fit, like
+	// "Secret.data", when known.
+	Field string
+	// Offset is the byte offset in the object's JSON where decoding
+	// failed, or -1 when not known.
+	Offset int64
+	// What says what was wrong, without quoting the object.
+	What string
+	err  error
+}
+
+func (e *ObjectError) Error() string {
+	var b strings.Builder
+	b.WriteString("the object")
+	if e.Name != "" {
+		b.WriteByte(' ')
+		if e.Namespace != "" {
+			b.WriteString(e.Namespace)
+			b.WriteByte('/')
+		}
+		b.WriteString(e.Name)
+	}
+	if e.ResourceVersion != "" {
+		fmt.Fprintf(&b, " (resourceVersion %s)", e.ResourceVersion)
+	}
+	fmt.Fprintf(&b, " does not decode into %s", e.Type)
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": field %s", e.Field)
+	}
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, ": at byte %d of the object", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.What)
+	return b.String()
+}
+
+// Unwrap returns the decoder's *jsondec.SyntaxError or
+// *json.UnmarshalTypeError, or nil.
+func (e *ObjectError) Unwrap() error { return e.err }
+
+// objectName is the part of an object read to name it in an error.
+type objectName struct {
+	Metadata struct {
+		Namespace       string `json:"namespace"`
+		Name            string `json:"name"`
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
+}
+
+// objectError turns the error of decoding the JSON object v into obj
+// into an *ObjectError that names the object and quotes nothing of it.
+func objectError(v []byte, obj any, err error) error {
+	e := &ObjectError{Type: fmt.Sprintf("%T", obj), Offset: -1}
+	var n objectName
+	if jsondec.Unmarshal(v, &n) == nil || n.Metadata.Name != "" {
+		e.Namespace, e.Name, e.ResourceVersion = n.Metadata.Namespace, n.Metadata.Name, n.Metadata.ResourceVersion
+	}
+	var (
+		se *jsondec.SyntaxError
+		te *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &se):
+		e.Offset, e.What, e.err = se.Offset, "invalid JSON", se
+		if errors.Is(se, jsondec.ErrIncomplete) {
+			e.What = "the JSON ends too early"
+		}
+	case errors.As(err, &te):
+		e.Offset, e.err = te.Offset, te
+		e.Field = te.Field
+		kind, _, _ := strings.Cut(te.Value, " ") // "number 12": the number is content
+		e.What = fmt.Sprintf("a JSON %s cannot be stored in a Go %s", kind, te.Type)
+	default:
+		// An UnmarshalJSON or UnmarshalText method failed: its message may
+		// quote the value (apimachinery's Unstructured quotes the whole
+		// object), so only its type is given.
+		e.What = fmt.Sprintf("a decoding method failed (%T; its message is left out, as it may quote the object)", err)
+	}
+	return e
+}
