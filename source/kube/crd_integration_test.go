@@ -76,7 +76,7 @@ func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string
 		},
 	}
 	r.must("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil)
-	crds, err := New[*crd](cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	crds, err := New[*crd](cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"},
 		Options{FieldSelector: "metadata.name=" + plural + ".example.com"})
 	if err != nil {
 		t.Fatal(err)
