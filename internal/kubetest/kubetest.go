@@ -1,0 +1,171 @@
+// Package kubetest starts a real kube-apiserver + etcd (from
+// shared/kube-apiserver beside the repository) for a test binary's
+// integration tests, and gives them a client for it.
+//
+//	func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+//
+//	func TestSomething(t *testing.T) {
+//		env := kubetest.Need(t) // skips unless KUBE_INTEGRATION=1
+//		cfg := kubetest.Config(t)
+//		...
+//	}
+package kubetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/informer-go/informer/source/kube"
+)
+
+// env holds what the start script printed (KUBE_APISERVER_URL,
+// KUBE_TOKEN, KUBECONFIG, ...); nil when the integration tests are off.
+var env map[string]string
+
+// Main starts one kube-apiserver for the test binary when
+// KUBE_INTEGRATION=1, runs the tests and stops it. A watchdog stops the
+// server even if the binary dies without cleaning up.
+func Main(m *testing.M) int {
+	if os.Getenv("KUBE_INTEGRATION") != "1" {
+		return m.Run() // tests that need the server skip themselves
+	}
+	scripts, err := Scripts()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	start := exec.Command(filepath.Join(scripts, "start"))
+	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
+	start.Stderr = os.Stderr
+	out, err := start.Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting kube-apiserver:", err)
+		return 1
+	}
+	env = map[string]string{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			env[k] = v
+		}
+	}
+	defer func() {
+		stop := exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"])
+		stop.Stderr = os.Stderr
+		_ = stop.Run()
+	}()
+	return m.Run()
+}
+
+// Scripts walks up from the working directory to shared/kube-apiserver.
+func Scripts() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "shared", "kube-apiserver")
+		if _, err := os.Stat(filepath.Join(p, "start")); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no shared/kube-apiserver above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Need skips t unless the integration tests are on, and returns what the
+// start script printed.
+func Need(t testing.TB) map[string]string {
+	t.Helper()
+	if env == nil {
+		t.Skip("set KUBE_INTEGRATION=1 to run against a real kube-apiserver")
+	}
+	return env
+}
+
+// Config returns a kube.Config for the server, from its kubeconfig.
+func Config(t testing.TB) *kube.Config {
+	t.Helper()
+	e := Need(t)
+	cfg, err := kube.Load(kube.LoadOptions{ExplicitPath: e["KUBECONFIG"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// REST is a minimal client for writing test objects.
+type REST struct {
+	t      testing.TB
+	base   string
+	client *http.Client
+}
+
+// NewREST returns a REST client of cfg's server.
+func NewREST(t testing.TB, cfg *kube.Config) *REST {
+	t.Helper()
+	c, err := cfg.HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return &REST{t: t, base: strings.TrimSuffix(cfg.Host, "/"), client: c}
+}
+
+// Close closes the client's idle connections.
+func (r *REST) Close() { r.client.CloseIdleConnections() }
+
+// Do sends body (marshalled to JSON unless it is []byte) and returns the
+// status code and the response. contentType "" means application/json.
+func (r *REST) Do(method, path, contentType string, body any) (int, []byte) {
+	r.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, r.base+path, rd)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		r.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// Must is Do that fails the test unless the status is 2xx.
+func (r *REST) Must(method, path string, body any) []byte {
+	r.t.Helper()
+	code, data := r.Do(method, path, "", body)
+	if code/100 != 2 {
+		r.t.Fatalf("%s %s: %d %.300s", method, path, code, data)
+	}
+	return data
+}

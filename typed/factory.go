@@ -1,0 +1,441 @@
+package typed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/kube"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ErrShutDown is returned by Informer after the factory's Shutdown.
+var ErrShutDown = errors.New("typed: factory shut down")
+
+// FactoryOptions configures a Factory: the defaults of every informer it
+// makes. The zero value means the documented defaults.
+type FactoryOptions struct {
+	// Namespace is the default namespace of namespaced resources; "" means
+	// all namespaces. Cluster-scoped resources ignore it.
+	Namespace string
+	// LabelSelector and FieldSelector are the default server-side filters
+	// (client-go's WithTweakListOptions).
+	LabelSelector, FieldSelector string
+	// ResyncPeriod is the default resync period of the informers'
+	// handlers; 0 means none.
+	ResyncPeriod time.Duration
+	// KeepManagedFields keeps metadata.managedFields in cached objects. By
+	// default the factory drops them before caching: they are often the
+	// largest part of an object and almost no informer user reads them.
+	KeepManagedFields bool
+	// QPS and Burst configure the one client-side rate limiter shared by
+	// every informer of the factory (see kube.Options.QPS).
+	QPS   float64
+	Burst int
+	// Kube is the base kube.Options of every Source: content type, size
+	// limits, user agent... Its Namespace, selectors, HTTPClient and
+	// RateLimiter are set by the factory.
+	Kube kube.Options
+	// HTTPClient, when set, sends every request; nil means one
+	// cfg.HTTPClient() for the whole factory: one connection pool.
+	HTTPClient *http.Client
+	// Logger receives the informers' logs; nil means slog.Default().
+	Logger *slog.Logger
+	// OnError, when set, receives every informer's errors, after the
+	// informer's own Options.OnError.
+	OnError func(resource string, err error)
+}
+
+// Options configures one informer of a Factory; the zero value takes the
+// factory's defaults.
+type Options[T informer.Object] struct {
+	// Namespace overrides the factory's namespace for a namespaced
+	// resource; AllNamespaces asks for all of them.
+	Namespace string
+	// LabelSelector and FieldSelector override the factory's.
+	LabelSelector, FieldSelector string
+	// ResyncPeriod overrides the factory's; negative means none.
+	ResyncPeriod time.Duration
+	// Transform runs on every object before it is cached, after the
+	// factory has dropped managedFields. Informers are shared only between
+	// users of the same transform: by TransformName if set, otherwise by
+	// the function's code (two closures of one function literal count as
+	// the same transform).
+	Transform     func(T) (T, error)
+	TransformName string
+	// Indexers are added to the cache when the informer is made (they
+	// apply to every user of the shared informer).
+	Indexers map[string]informer.IndexFunc[T]
+	// OnError receives this informer's errors.
+	OnError func(error)
+}
+
+// AllNamespaces as Options.Namespace overrides a factory's default
+// namespace with all namespaces.
+const AllNamespaces = "*"
+
+// Factory makes shared informers of one API server: asking twice for the
+// same resource, namespace, selectors, transform and Go type returns the
+// same informer. All of them share one connection pool and one
+// client-side rate limiter. It is safe for concurrent use.
+type Factory struct {
+	cfg     *kube.Config
+	opts    FactoryOptions
+	client  *http.Client
+	limiter *kube.RateLimiter
+	log     *slog.Logger
+
+	mu       sync.Mutex
+	entries  map[entryKey]*entry
+	started  context.Context // the ctx of Start; nil before
+	shutdown bool
+	wg       sync.WaitGroup
+}
+
+// NewFactory returns a Factory for the server of cfg. It starts nothing.
+func NewFactory(cfg *kube.Config, opts FactoryOptions) (*Factory, error) {
+	client := opts.HTTPClient
+	if client == nil {
+		var err error
+		if client, err = cfg.HTTPClient(); err != nil {
+			return nil, err
+		}
+	}
+	qps, burst := opts.QPS, opts.Burst
+	if qps == 0 {
+		qps, burst = kube.DefaultQPS, kube.DefaultBurst
+	}
+	if burst == 0 {
+		burst = kube.DefaultBurst
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Factory{
+		cfg: cfg, opts: opts, client: client, log: log,
+		limiter: kube.NewRateLimiter(qps, burst),
+		entries: make(map[entryKey]*entry),
+	}, nil
+}
+
+// entryKey identifies a shared informer.
+type entryKey struct {
+	typ                       reflect.Type
+	resource                  string
+	namespace, labels, fields string
+	transform                 string
+}
+
+// entry is one shared informer and its users.
+type entry struct {
+	key     entryKey
+	name    string // resource and namespace, for reports
+	refs    int
+	run     func(ctx context.Context) error
+	syncer  informer.Syncer
+	cancel  context.CancelFunc // set once started
+	done    chan struct{}      // closed when its Run returned
+	mu      sync.Mutex
+	lastErr error
+}
+
+func (e *entry) setErr(err error) {
+	e.mu.Lock()
+	e.lastErr = err
+	e.mu.Unlock()
+}
+
+func (e *entry) err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastErr
+}
+
+// Ref is one user's reference to a shared informer: Release it when done.
+type Ref[T informer.Object] struct {
+	f        *Factory
+	e        *entry
+	inf      *informer.Informer[T]
+	lister   Lister[T]
+	released sync.Once
+}
+
+// Informer returns the shared informer. Handlers added to it are the
+// caller's to remove (Registration.Remove) before Release.
+func (r *Ref[T]) Informer() *informer.Informer[T] { return r.inf }
+
+// Lister returns the shared cache's lister.
+func (r *Ref[T]) Lister() Lister[T] { return r.lister }
+
+// HasSynced reports whether the informer's first list is in its cache.
+func (r *Ref[T]) HasSynced() bool { return r.inf.HasSynced() }
+
+// WaitForSync waits until the informer has synced or ctx ends.
+func (r *Ref[T]) WaitForSync(ctx context.Context) error { return r.inf.WaitForSync(ctx) }
+
+// Release gives the reference back. Releasing the last reference of an
+// informer stops its watch, waits until its goroutines have returned, and
+// drops it from the factory, so its cache can be collected; asking for it
+// again makes a new one. Release is idempotent.
+func (r *Ref[T]) Release() {
+	r.released.Do(func() { r.f.release(r.e) })
+}
+
+// Informer returns a reference to the factory's shared informer of res,
+// making the informer if it is the first. The informer starts with the
+// next Start (at once if the factory has started). It fails with
+// ErrShutDown after Shutdown, and with a kube.ErrInvalidConfig error for a
+// bad resource or selector.
+func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]) (*Ref[T], error) {
+	var o Options[T]
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ns := f.opts.Namespace
+	switch {
+	case !res.Namespaced:
+		if o.Namespace != "" && o.Namespace != AllNamespaces {
+			return nil, fmt.Errorf("%w: %s has no namespaces (asked for %q)", ErrClusterScoped, res, o.Namespace)
+		}
+		ns = ""
+	case o.Namespace == AllNamespaces:
+		ns = ""
+	case o.Namespace != "":
+		ns = o.Namespace
+	}
+	labelSel, fieldSel := f.opts.LabelSelector, f.opts.FieldSelector
+	if o.LabelSelector != "" {
+		labelSel = o.LabelSelector
+	}
+	if o.FieldSelector != "" {
+		fieldSel = o.FieldSelector
+	}
+	key := entryKey{
+		typ: reflect.TypeFor[T](), resource: res.String(),
+		namespace: ns, labels: labelSel, fields: fieldSel,
+		transform: transformID(o.Transform, o.TransformName),
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return nil, ErrShutDown
+	}
+	if e, ok := f.entries[key]; ok {
+		e.refs++
+		inf := e.syncer.(*informer.Informer[T])
+		return &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}}, nil
+	}
+
+	e := &entry{key: key, refs: 1, name: describe(res.String(), ns, labelSel, fieldSel)}
+	kopts := f.opts.Kube
+	kopts.Namespace, kopts.LabelSelector, kopts.FieldSelector = ns, labelSel, fieldSel
+	kopts.HTTPClient, kopts.RateLimiter = f.client, f.limiter
+	if res.Protobuf != nil && kopts.Protobuf == nil {
+		kopts.Protobuf = res.Protobuf
+	}
+	src, err := kube.New[T](f.cfg, res.kube(), kopts)
+	if err != nil {
+		return nil, err
+	}
+	resync := f.opts.ResyncPeriod
+	if o.ResyncPeriod != 0 {
+		resync = max(o.ResyncPeriod, 0)
+	}
+	onError := func(err error) {
+		e.setErr(err)
+		if o.OnError != nil {
+			o.OnError(err)
+		}
+		if f.opts.OnError != nil {
+			f.opts.OnError(e.name, err)
+		}
+	}
+	inf := informer.New[T](src, informer.Options[T]{
+		Indexers:     o.Indexers,
+		Transform:    transform(!f.opts.KeepManagedFields, o.Transform),
+		ResyncPeriod: resync,
+		OnError:      onError,
+		Logger:       f.log.With("informer", e.name),
+	})
+	e.syncer, e.run = inf, inf.Run
+	f.entries[key] = e
+	if f.started != nil {
+		f.startLocked(e)
+	}
+	return &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}}, nil
+}
+
+// transformID names a transform for sharing: its name, or its code.
+func transformID[T any](fn func(T) (T, error), name string) string {
+	switch {
+	case name != "":
+		return "name:" + name
+	case fn == nil:
+		return ""
+	default:
+		return fmt.Sprintf("func:%#x", reflect.ValueOf(fn).Pointer())
+	}
+}
+
+func describe(res, ns, labels, fields string) string {
+	s := res
+	if ns != "" {
+		s += " in " + ns
+	}
+	if labels != "" {
+		s += " labels " + labels
+	}
+	if fields != "" {
+		s += " fields " + fields
+	}
+	return s
+}
+
+// managedFieldsSetter is every object whose managedFields can be
+// dropped: all metav1.Object types, Unstructured, PartialObjectMetadata.
+type managedFieldsSetter interface {
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+}
+
+// transform returns an informer's transform: managedFields dropped when
+// drop is set, then the user's.
+func transform[T informer.Object](drop bool, user func(T) (T, error)) func(T) (T, error) {
+	if !drop {
+		return user
+	}
+	return func(obj T) (T, error) {
+		if m, ok := any(obj).(managedFieldsSetter); ok {
+			m.SetManagedFields(nil)
+		}
+		if user != nil {
+			return user(obj)
+		}
+		return obj, nil
+	}
+}
+
+// Start starts every informer made so far that has not started, and
+// those made later as they are made, until ctx ends or Shutdown. It may be
+// called again, for example with a new ctx after more informers were
+// made: only the ones not running start.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return
+	}
+	f.started = ctx
+	for _, e := range f.entries {
+		if e.cancel == nil {
+			f.startLocked(e)
+		}
+	}
+}
+
+// startLocked runs e's informer until f.started ends or e is released.
+func (f *Factory) startLocked(e *entry) {
+	ctx, cancel := context.WithCancel(f.started)
+	e.cancel, e.done = cancel, make(chan struct{})
+	f.wg.Go(func() {
+		defer close(e.done)
+		e.run(ctx)
+	})
+}
+
+// SyncResult is what WaitForCacheSync reports of one informer.
+type SyncResult struct {
+	// Informer names the informer: resource, namespace and selectors.
+	Informer string
+	// Synced reports whether its first list is in its cache.
+	Synced bool
+	// Err is why not: the wait's end, joined with the last error of the
+	// informer's source (a 404 for a resource the server does not know, a
+	// 403...), if any.
+	Err error
+}
+
+// WaitForCacheSync waits until every started informer has synced, or ctx
+// ends, and reports each informer, sorted by name. err is nil when all
+// synced; otherwise it joins the errors of those that did not. An informer
+// that cannot sync (a resource the server does not know, a forbidden one)
+// does not hold back the others' reports: each is waited for on its own.
+func (f *Factory) WaitForCacheSync(ctx context.Context) ([]SyncResult, error) {
+	f.mu.Lock()
+	var entries []*entry
+	for _, e := range f.entries {
+		if e.cancel != nil {
+			entries = append(entries, e)
+		}
+	}
+	f.mu.Unlock()
+	results := make([]SyncResult, len(entries))
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		wg.Go(func() {
+			err := e.syncer.WaitForSync(ctx)
+			if err != nil {
+				if last := e.err(); last != nil {
+					err = errors.Join(err, fmt.Errorf("%s: last error: %w", e.name, last))
+				}
+			}
+			results[i] = SyncResult{Informer: e.name, Synced: err == nil, Err: err}
+		})
+	}
+	wg.Wait()
+	sort.Slice(results, func(i, j int) bool { return results[i].Informer < results[j].Informer })
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", r.Informer, r.Err))
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// release drops one reference of e; the last stops it and forgets it.
+func (f *Factory) release(e *entry) {
+	f.mu.Lock()
+	e.refs--
+	if e.refs > 0 || f.entries[e.key] != e {
+		f.mu.Unlock()
+		return
+	}
+	delete(f.entries, e.key)
+	cancel, done := e.cancel, e.done
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// Shutdown stops every informer and waits until all their goroutines have
+// returned. The factory makes no informer after it.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	f.shutdown = true
+	for _, e := range f.entries {
+		if e.cancel != nil {
+			e.cancel()
+		}
+	}
+	clear(f.entries)
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// Len returns how many shared informers the factory holds.
+func (f *Factory) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.entries)
+}
