@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/informer-go/informer v0.0.0
+	github.com/informer-go/informer/typed/builtin v0.0.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 )
@@ -29,3 +30,5 @@ require (
 )
 
 replace github.com/informer-go/informer => ../
+
+replace github.com/informer-go/informer/typed/builtin => ../typed/builtin
