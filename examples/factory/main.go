@@ -86,4 +86,3 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 	<-ctx.Done()
 	return nil
 }
-
