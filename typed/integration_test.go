@@ -14,6 +14,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/kubetest"
+	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -363,3 +364,90 @@ func crd(plural, singular, kind, short string) map[string]any {
 }
 
 var _ informer.Object = (*ConfigMap)(nil)
+
+func TestIntegrationForbiddenResourceDoesNotHoldBackOthers(t *testing.T) {
+	env := kubetest.Need(t)
+	admin := kubetest.NewREST(t, kubetest.Config(t))
+	createNamespace(t, admin, "typed-403")
+	// The unprivileged user may list and watch configmaps there, not secrets.
+	admin.Must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/typed-403/roles", map[string]any{
+		"metadata": map[string]any{"name": "cm-reader"},
+		"rules":    []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "verbs": []string{"list", "watch"}}},
+	})
+	admin.Must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/typed-403/rolebindings", map[string]any{
+		"metadata": map[string]any{"name": "cm-reader"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-reader"},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "unprivileged"}},
+	})
+	cfg, err := kube.Load(kube.LoadOptions{ExplicitPath: env["KUBECONFIG"], Context: "informer-test-unprivileged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := typed.NewFactory(cfg, typed.FactoryOptions{Namespace: "typed-403"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	secrets := typed.Resource[*ConfigMap]{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	typed.Informer(f, typed.Metadata(secrets))
+	cms, _ := typed.Informer(f, configMaps)
+	f.Start(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	res, err := f.WaitForCacheSync(ctx)
+	if err == nil || len(res) != 2 || !cms.HasSynced() {
+		t.Fatalf("WaitForCacheSync: %v %+v", err, res)
+	}
+	for _, r := range res {
+		if strings.HasPrefix(r.Informer, "secrets") != (r.Err != nil) {
+			t.Errorf("%+v", r)
+		}
+		if r.Err != nil && !strings.Contains(r.Err.Error(), "403") {
+			t.Errorf("the secrets informer's error does not say forbidden: %v", r.Err)
+		}
+	}
+}
+
+func TestIntegrationCRDDeletedWhileWatched(t *testing.T) {
+	cfg := kubetest.Config(t)
+	r := kubetest.NewREST(t, cfg)
+	createNamespace(t, r, "typed-doomed")
+	r.Must("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd("doodads", "doodad", "Doodad", "dd"))
+	eventually(t, "the CRD to be served", func() bool {
+		code, _ := r.Do("GET", "/apis/example.com/v1/doodads", "", nil)
+		return code == 200
+	})
+	r.Must("POST", "/apis/example.com/v1/namespaces/typed-doomed/doodads", map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Doodad", "metadata": map[string]any{"name": "d1"},
+	})
+	var mu sync.Mutex
+	var errs []error
+	f, _ := newFactory(t, typed.FactoryOptions{Namespace: "typed-doomed"})
+	defer f.Shutdown()
+	dd, _ := typed.Informer(f, typed.Dynamic(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "doodads"}, "Doodad", true),
+		typed.Options[*unstructured.Unstructured]{OnError: func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }})
+	cms, _ := typed.Informer(f, configMaps)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	f.Start(ctx)
+	if _, err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := dd.Lister().Get("typed-doomed/d1"); !ok {
+		t.Fatal("d1 not cached")
+	}
+	r.Must("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/doodads.example.com", nil)
+	eventually(t, "d1 to leave the cache", func() bool { return len(dd.Lister().List(nil)) == 0 })
+	eventually(t, "a 404 to be reported", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, err := range errs {
+			if strings.Contains(err.Error(), "404") {
+				return true
+			}
+		}
+		return false
+	})
+	createConfigMap(t, r, "typed-doomed", "still-works")
+	eventually(t, "the other informer to keep working", func() bool { _, ok := cms.Lister().Get("typed-doomed/still-works"); return ok })
+}
