@@ -152,7 +152,9 @@ type ContentTypeError struct {
 	Code int
 	// ContentType is the Content-Type header as received ("" when absent).
 	ContentType string
-	// Snippet is the start of the body, for a person to recognise.
+	// Snippet is the start of the body, for a person to recognise; empty
+	// when the body looks like JSON, which may be objects (a Secret's
+	// data) that errors never quote.
 	Snippet string
 	// Expected names the encodings the Source decodes: "JSON", or "JSON
 	// or Kubernetes protobuf"; "" means JSON.
@@ -169,6 +171,9 @@ func (e *ContentTypeError) Error() string {
 	want := e.Expected
 	if want == "" {
 		want = "JSON"
+	}
+	if e.Snippet == "" {
+		return fmt.Sprintf("kube: %s %s: server answered %d with Content-Type %s, not %s", e.Op, e.Path, e.Code, ct, want)
 	}
 	return fmt.Sprintf("kube: %s %s: server answered %d with Content-Type %s, not %s; body starts %q", e.Op, e.Path, e.Code, ct, want, e.Snippet)
 }

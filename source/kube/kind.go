@@ -83,7 +83,8 @@ func newKindRule(t reflect.Type, res Resource, name string, disable bool) *kindR
 	case res.Kind != "":
 		r.want, r.from = res.Kind, "Resource.Kind"
 	case !disable && t.Kind() == reflect.Pointer && t.Elem().Name() != "":
-		r.want, r.from = t.Elem().Name(), fmt.Sprintf("the Go type name of T, %s", t)
+		name := t.Elem().Name() // widget holds Widgets: compared ignoring case
+		r.want, r.from = strings.ToUpper(name[:1])+name[1:], fmt.Sprintf("the Go type name of T, %s", t)
 	}
 	return r
 }

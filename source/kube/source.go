@@ -350,7 +350,9 @@ func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept str
 		defer resp.Body.Close()
 		e := &ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct, Expected: s.content.expected}
 		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
-			e.Snippet = readSnippet(body)
+			if sn := readSnippet(body); !strings.HasPrefix(sn, "{") && !strings.HasPrefix(sn, "[") {
+				e.Snippet = sn // JSON may be objects: not quoted
+			}
 		}
 		return nil, formatUnknown, e
 	}

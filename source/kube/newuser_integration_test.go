@@ -1,0 +1,274 @@
+package kube
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/informer-go/informer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestIntegrationUnstructuredBuiltins lists and watches
+// *unstructured.Unstructured over a core, a grouped and a custom
+// resource: list items (which the server sends without apiVersion and
+// kind) get them from the list; it syncs through an informer.
+func TestIntegrationUnstructuredBuiltins(t *testing.T) {
+	env := needKube(t)
+	cfg := kubeConfigFor(t, env, "informer-test")
+	r := newREST(t, cfg)
+	createCRD(t, cfg, r, "thingamajigs", "thingamajig", "Thingamajig")
+	ns := r.namespace("unstructured")
+	r.createConfigMaps(ns, "cm", 2, nil)
+	deployment := func(name string) map[string]any {
+		labels := map[string]any{"app": name}
+		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"selector": map[string]any{"matchLabels": labels},
+				"template": map[string]any{"metadata": map[string]any{"labels": labels},
+					"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "example.com/c:1"}}}}}}
+	}
+	r.must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment("d0"), nil)
+	thing := func(name string) map[string]any {
+		return map[string]any{"apiVersion": "example.com/v1", "kind": "Thingamajig", "metadata": map[string]any{"name": name}, "spec": map[string]any{"size": 1}}
+	}
+	r.must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing("t0"), nil)
+
+	tests := []struct {
+		res        Resource
+		apiVersion string
+		kind       string
+		create     func(name string)
+	}{
+		{Resource{Version: "v1", Resource: "configmaps"}, "v1", "ConfigMap", func(name string) {
+			r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil)
+		}},
+		{Resource{Group: "apps", Version: "v1", Resource: "deployments"}, "apps/v1", "Deployment", func(name string) {
+			r.must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment(name), nil)
+		}},
+		{Resource{Group: "example.com", Version: "v1", Resource: "thingamajigs"}, "example.com/v1", "Thingamajig", func(name string) {
+			r.must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing(name), nil)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.res.String(), func(t *testing.T) {
+			src, err := New[*unstructured.Unstructured](cfg, tt.res, Options{Namespace: ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := src.List(t.Context(), informer.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Items) == 0 {
+				t.Fatal("no items")
+			}
+			for _, u := range page.Items {
+				if u.GetAPIVersion() != tt.apiVersion || u.GetKind() != tt.kind || u.GetName() == "" {
+					t.Errorf("item %s: apiVersion %q kind %q", u.GetName(), u.GetAPIVersion(), u.GetKind())
+				}
+			}
+			inf := informer.New[*unstructured.Unstructured](src, informer.Options[*unstructured.Unstructured]{Logger: quietLogger, Reflector: fastReflector})
+			added := make(chan *unstructured.Unstructured, 100)
+			reg, err := inf.AddHandler(informer.HandlerFuncs[*unstructured.Unstructured]{
+				AddFunc: func(u *unstructured.Unstructured, initial bool) { added <- u },
+			}, informer.HandlerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runInformer(t, inf)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
+				t.Fatal(err)
+			}
+			tt.create("new")
+			for {
+				select {
+				case u := <-added:
+					if u.GetAPIVersion() != tt.apiVersion || u.GetKind() != tt.kind {
+						t.Errorf("added %s: apiVersion %q kind %q", u.GetName(), u.GetAPIVersion(), u.GetKind())
+					}
+					if u.GetName() != "new" {
+						continue
+					}
+				case <-ctx.Done():
+					t.Fatal("the new object was not seen")
+				}
+				break
+			}
+		})
+	}
+}
+
+// pod is a local Pod type, for the kind check.
+type pod struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+}
+
+// TestIntegrationKindCheck: a T over a resource of another kind fails
+// with a *KindError, JSON and protobuf; Resource.Kind and
+// DisableKindCheck work as documented.
+func TestIntegrationKindCheck(t *testing.T) {
+	env := needKube(t)
+	cfg := kubeConfigFor(t, env, "informer-test")
+	r := newREST(t, cfg)
+	ns := r.namespace("kind")
+	r.createConfigMaps(ns, "cm", 1, nil)
+	list := func(t *testing.T, err error) {
+		t.Helper()
+		var ke *KindError
+		if !errors.As(err, &ke) || !errors.Is(err, ErrWrongKind) || ke.Got != "ConfigMapList" {
+			t.Fatalf("error %v", err)
+		}
+		t.Log(err)
+	}
+	t.Run("JSON, Go type name", func(t *testing.T) {
+		src, err := New[*pod](cfg, configMapsRes, Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.List(t.Context(), informer.ListOptions{})
+		list(t, err)
+	})
+	t.Run("JSON, opt-out", func(t *testing.T) {
+		src, err := New[*pod](cfg, configMapsRes, Options{Namespace: ns, DisableKindCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = src.List(t.Context(), informer.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("protobuf, Resource.Kind", func(t *testing.T) {
+		res := configMapsRes
+		res.Kind = "Pod"
+		src, err := New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoWidget]()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.List(t.Context(), informer.ListOptions{})
+		list(t, err)
+		res.Kind = "ConfigMap"
+		src, err = New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoWidget]()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = src.List(t.Context(), informer.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("watch", func(t *testing.T) {
+		good, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := good.List(t.Context(), informer.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := New[*pod](cfg, configMapsRes, Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		w, err := src.Watch(ctx, informer.WatchOptions{ResourceVersion: page.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		r.createConfigMaps(ns, "more", 1, nil)
+		_, err = w.Next()
+		if !errors.Is(err, ErrWrongKind) || !errors.Is(err, informer.ErrBadEvent) {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+// badSecret does not fit a Secret: its data values are not strings.
+type badSecret struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Data              map[string]int `json:"data"`
+}
+
+// TestIntegrationNoLeak watches real Secrets into types that do not fit
+// them, through lists (an informer, with its logs) and watches: the
+// secret value appears in no error and no log record.
+func TestIntegrationNoLeak(t *testing.T) {
+	env := needKube(t)
+	cfg := kubeConfigFor(t, env, "informer-test")
+	r := newREST(t, cfg)
+	ns := r.namespace("leak")
+	create := func(name string) {
+		r.must("POST", "/api/v1/namespaces/"+ns+"/secrets", map[string]any{"metadata": map[string]any{"name": name},
+			"stringData": map[string]any{"token": secretText + secretNumber}}, nil)
+	}
+	create("s0")
+	encoded := base64.StdEncoding.EncodeToString([]byte(secretText + secretNumber))
+	checkText := func(t *testing.T, text string) {
+		t.Helper()
+		for _, s := range []string{secretText, secretNumber, encoded[:16]} {
+			if strings.Contains(text, s) {
+				t.Errorf("%q leaked: %s", s, text)
+			}
+		}
+	}
+	t.Run("list, informer", func(t *testing.T) {
+		c := newLeakCatcher()
+		src, err := New[*badSecret](cfg, secretsRes, Options{Namespace: ns, DisableKindCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runUntilError(t, src, c)
+		c.check(t)
+		c.mu.Lock()
+		checkText(t, strings.Join(c.errs, "\n")+c.logs.String())
+		c.mu.Unlock()
+	})
+	t.Run("watch", func(t *testing.T) {
+		good, err := New[*secret](cfg, secretsRes, Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := good.List(t.Context(), informer.ListOptions{})
+		if err != nil || len(page.Items) != 1 || string(page.Items[0].Data["token"]) != secretText+secretNumber {
+			t.Fatalf("%+v %v", page, err)
+		}
+		src, err := New[*badSecret](cfg, secretsRes, Options{Namespace: ns, DisableKindCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		w, err := src.Watch(ctx, informer.WatchOptions{ResourceVersion: page.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		create("s1")
+		_, err = w.Next()
+		var oe *ObjectError
+		if !errors.As(err, &oe) || oe.Name != "s1" || oe.Namespace != ns {
+			t.Fatalf("error %v", err)
+		}
+		c := newLeakCatcher()
+		c.onError(err)
+		checkText(t, strings.Join(c.errs, "\n"))
+	})
+	t.Run("unstructured", func(t *testing.T) {
+		src, err := New[*unstructured.Unstructured](cfg, secretsRes, Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := src.List(t.Context(), informer.ListOptions{})
+		if err != nil || len(page.Items) == 0 || page.Items[0].GetKind() != "Secret" {
+			t.Fatalf("%+v %v", page, err)
+		}
+	})
+}
