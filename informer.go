@@ -92,6 +92,8 @@ type Informer[T Object] struct {
 	wg        *sync.WaitGroup
 	ctrl      chan struct{}
 
+	lastErr lastError // see LastError
+
 	synced   chan struct{}
 	stopped  chan struct{}
 	isSynced bool // process loop
@@ -136,6 +138,13 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	if ropts.OnError == nil {
 		ropts.OnError = opts.OnError
 	}
+	onError := ropts.OnError
+	ropts.OnError = func(err error) {
+		inf.lastErr.set(err)
+		if onError != nil {
+			onError(err)
+		}
+	}
 	if ropts.Logger == nil {
 		ropts.Logger = inf.log
 	}
@@ -172,7 +181,9 @@ func (inf *Informer[T]) HasSynced() bool {
 }
 
 // WaitForSync waits until HasSynced is true. It returns ctx's error if ctx
-// ends first, and ErrStopped if Run returns first.
+// ends first, joined with LastError when there is one (a 404, a 403: the
+// reason it has not synced; errors.Is matches both), and ErrStopped if
+// Run returns first.
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-inf.synced:
@@ -185,7 +196,7 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	case <-inf.stopped:
 		return ErrStopped
 	case <-ctx.Done():
-		return ctx.Err()
+		return waitError(ctx, inf.LastError)
 	}
 }
 
@@ -209,7 +220,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 		inf.pending = append(inf.pending, l)
 		inf.poke()
 	}
-	return &Registration[T]{l: l, poke: inf.poke}, nil
+	return &Registration[T]{l: l, poke: inf.poke, lastErr: inf.LastError}, nil
 }
 
 // poke wakes the process loop to admit or prune handlers.
@@ -477,6 +488,7 @@ func (s informerSink[T]) transform(obj T) (T, error) {
 
 // Add transforms obj and queues it as added.
 func (s informerSink[T]) Add(obj T) error {
+	s.inf.lastErr.clear()
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -486,6 +498,7 @@ func (s informerSink[T]) Add(obj T) error {
 
 // Update transforms obj and queues it as updated.
 func (s informerSink[T]) Update(obj T) error {
+	s.inf.lastErr.clear()
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -495,6 +508,7 @@ func (s informerSink[T]) Update(obj T) error {
 
 // Delete transforms obj and queues its deletion; see Options.Transform.
 func (s informerSink[T]) Delete(obj T) error {
+	s.inf.lastErr.clear()
 	out, err := s.transform(obj)
 	if err == nil {
 		return s.inf.fifo.Delete(out)
@@ -536,7 +550,10 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 }
 
 // EndReplace ends a relist in the queue.
-func (s informerSink[T]) EndReplace() error { return s.inf.fifo.EndReplace() }
+func (s informerSink[T]) EndReplace() error {
+	s.inf.lastErr.clear()
+	return s.inf.fifo.EndReplace()
+}
 
 // sameVersion reports whether a and b carry the same, non-empty
 // resourceVersion: the same state of the object.

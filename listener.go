@@ -370,8 +370,9 @@ func (l *listener[T]) finish() {
 
 // Registration is a handler added to an Informer.
 type Registration[T Object] struct {
-	l    *listener[T]
-	poke func() // tells the informer to forget removed handlers
+	l       *listener[T]
+	poke    func()       // tells the informer to forget removed handlers
+	lastErr func() error // the informer's LastError
 }
 
 // HasSynced reports whether the informer has synced and this handler has
@@ -387,8 +388,9 @@ func (r *Registration[T]) HasSynced() bool {
 }
 
 // WaitForSync waits until HasSynced is true. It returns ctx's error if ctx
-// ends first, and ErrStopped if the handler is removed or the informer stops
-// first.
+// ends first, joined with the informer's LastError when there is one
+// (errors.Is matches both), and ErrStopped if the handler is removed or
+// the informer stops first.
 func (r *Registration[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-r.l.synced:
@@ -401,7 +403,7 @@ func (r *Registration[T]) WaitForSync(ctx context.Context) error {
 	case <-r.l.done:
 		return ErrStopped
 	case <-ctx.Done():
-		return ctx.Err()
+		return waitError(ctx, r.lastErr)
 	}
 }
 

@@ -9,8 +9,10 @@ type Syncer interface {
 }
 
 // WaitForCacheSync waits until every syncer has synced, without polling. It
-// returns the first error: ctx's if it ends first, ErrStopped if an informer
-// stops or a handler is removed first.
+// returns the first error: ctx's if it ends first (joined with the
+// informer's LastError, the reason it has not synced, when there is one:
+// errors.Is matches both), ErrStopped if an informer stops or a handler
+// is removed first.
 func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 	for _, s := range syncers {
 		if err := s.WaitForSync(ctx); err != nil {

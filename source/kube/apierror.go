@@ -86,6 +86,11 @@ type APIError struct {
 	// retryAfterSeconds), or 0. The Source waits it out, up to a minute,
 	// before its next request; see Options.RateLimiter.
 	RetryAfter time.Duration
+	// Hint says what the server's discovery tells of a 404: that the
+	// resource is cluster-scoped (errors.Is ErrClusterScoped), or that it
+	// is not served (ErrResourceNotServed); "" otherwise.
+	Hint   string
+	hintIs error
 }
 
 // Error describes the error: operation, path, status, reason and message.
@@ -117,12 +122,20 @@ func (e *APIError) Error() string {
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
 	}
+	if e.Hint != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Hint)
+	}
 	return b.String()
 }
 
 // Is reports whether the error matches target: ErrNotFound, ErrForbidden,
-// ErrUnauthorized, ErrTooManyRequests or informer.ErrExpired.
+// ErrUnauthorized, ErrTooManyRequests or informer.ErrExpired, and for an
+// explained 404 ErrClusterScoped or ErrResourceNotServed.
 func (e *APIError) Is(target error) bool {
+	if e.hintIs != nil && target == e.hintIs {
+		return true
+	}
 	switch target {
 	case ErrNotFound:
 		return e.Code == http.StatusNotFound || e.Reason == metav1.StatusReasonNotFound

@@ -50,7 +50,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	}
 	body, f, err := s.get(ctx, "list", q, s.content.listAccept)
 	if err != nil {
-		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
+		return informer.Page[T]{}, s.explainNotFound(ctx, s.ctxError(ctx, "list", err))
 	}
 	defer body.Close()
 	hint := int(min(limit, 4096))

@@ -272,3 +272,72 @@ func TestIntegrationNoLeak(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrationPermanentErrors: errors that retrying does not fix
+// (until someone acts) are visible: malformed selectors fail New; a 404
+// says whether the resource is cluster-scoped or not served; an informer's
+// WaitForCacheSync returns the last source error with the context's.
+func TestIntegrationPermanentErrors(t *testing.T) {
+	env := needKube(t)
+	cfg := kubeConfigFor(t, env, "informer-test")
+	for _, opts := range []Options{{LabelSelector: "a b c"}, {LabelSelector: "app in (x"}, {FieldSelector: "metadata.name"}} {
+		if _, err := New[*configMap](cfg, configMapsRes, opts); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("New with %+v: %v", opts, err)
+		}
+	}
+	unprivileged := kubeConfigFor(t, env, "informer-test-unprivileged")
+	wrongToken := *cfg
+	wrongToken.BearerToken = "wrong"
+	tests := []struct {
+		name string
+		cfg  *Config
+		res  Resource
+		ns   string
+		is   []error
+		msg  string
+	}{
+		{"cluster-scoped in a namespace", cfg, Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
+		{"cluster-scoped CRDs in a namespace", cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
+		{"unknown resource", cfg, Resource{Version: "v1", Resource: "widgets"}, "", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
+		{"unknown group", cfg, Resource{Group: "nope.example.com", Version: "v1", Resource: "widgets"}, "default", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
+		{"forbidden", unprivileged, configMapsRes, "default", []error{ErrForbidden}, "forbidden"},
+		{"unauthorized", &wrongToken, configMapsRes, "default", []error{ErrUnauthorized}, "401"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := New[*unstructured.Unstructured](tt.cfg, tt.res, Options{Namespace: tt.ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = src.List(t.Context(), informer.ListOptions{})
+			for _, is := range tt.is {
+				if !errors.Is(err, is) {
+					t.Errorf("list: %v is not %v", err, is)
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("list: %v does not say %q", err, tt.msg)
+			}
+			t.Log(err)
+			_, err = src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "1"})
+			if !errors.Is(err, tt.is[len(tt.is)-1]) {
+				t.Errorf("watch: %v", err)
+			}
+
+			inf := informer.New[*unstructured.Unstructured](src, informer.Options[*unstructured.Unstructured]{Logger: quietLogger, Reflector: fastReflector})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- inf.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			wctx, wcancel := context.WithTimeout(ctx, time.Second)
+			defer wcancel()
+			err = informer.WaitForCacheSync(wctx, inf)
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, tt.is[len(tt.is)-1]) || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("WaitForCacheSync: %v", err)
+			}
+			if !errors.Is(inf.LastError(), tt.is[len(tt.is)-1]) {
+				t.Errorf("LastError: %v", inf.LastError())
+			}
+		})
+	}
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Defaults of Options.
@@ -176,11 +178,14 @@ type Source[T informer.Object] struct {
 	limiter      *RateLimiter
 	baseQuery    url.Values
 	kinds        *kindRule
+	base         string // the server's URL with its base path, for discovery
 }
 
 // New returns a Source for the resource res of the server that cfg
-// describes. It checks cfg, res and T (a pointer type) and builds the
-// HTTP client, but sends nothing.
+// describes. It checks cfg, res, T (a pointer type) and the selectors
+// (parsed as the server would: a malformed one is an error wrapping
+// ErrInvalidConfig, not a 400 retried forever) and builds the HTTP
+// client, but sends nothing.
 func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T], error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("%w: nil Config", ErrInvalidConfig)
@@ -190,6 +195,12 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	}
 	if ns := opts.Namespace; strings.ContainsAny(ns, "/?#") || ns == "." || ns == ".." {
 		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidConfig, ns)
+	}
+	if _, err := labels.Parse(opts.LabelSelector); err != nil {
+		return nil, fmt.Errorf("%w: Options.LabelSelector %q: %w", ErrInvalidConfig, opts.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(opts.FieldSelector); err != nil {
+		return nil, fmt.Errorf("%w: Options.FieldSelector %q: %w", ErrInvalidConfig, opts.FieldSelector, err)
 	}
 	newObj, err := objectFactory[T]()
 	if err != nil {
@@ -258,6 +269,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	u := *base
 	u.Path, u.RawPath, u.RawQuery, u.Fragment = "", "", "", ""
 	s.collection = u.String() + s.path
+	s.base = u.String() + strings.TrimSuffix(base.Path, "/")
 	if opts.Namespace != "" {
 		s.name += " in namespace " + opts.Namespace
 	}

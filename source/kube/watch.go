@@ -62,7 +62,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		if opts.SendInitialEvents && errors.As(err, &ae) && watchListRefused(ae) {
 			return nil, fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, err)
 		}
-		return nil, s.ctxError(ctx, "watch", err)
+		return nil, s.explainNotFound(ctx, s.ctxError(ctx, "watch", err))
 	}
 	w := &watcher[T]{
 		ctx:    wctx,

@@ -1,0 +1,77 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/memory"
+)
+
+var errNotFound = errors.New("the resource is not found on the server")
+
+// failingSource fails its lists while fail is set, as a Source of a
+// resource that does not exist (yet) does.
+type failingSource struct {
+	*memory.Source[*item]
+	fail atomic.Bool
+}
+
+func (s *failingSource) List(ctx context.Context, opts informer.ListOptions) (informer.Page[*item], error) {
+	if s.fail.Load() {
+		return informer.Page[*item]{}, errNotFound
+	}
+	return s.Source.List(ctx, opts)
+}
+
+// A wait that times out says why the informer has not synced: the
+// context's error joined with the last source error; once the source
+// answers, LastError is nil and the waits succeed.
+func TestWaitForSyncReturnsLastError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &failingSource{Source: memory.New[*item](memory.Options{})}
+		src.fail.Store(true)
+		inf := informer.New[*item](src, quiet[*item](t, nil))
+		reg, err := inf.AddHandler(informer.HandlerFuncs[*item]{}, informer.HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inf.LastError() != nil {
+			t.Fatal("LastError before Run")
+		}
+		runInformer(t, inf)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		for name, wait := range map[string]func() error{
+			"Informer.WaitForSync":     func() error { return inf.WaitForSync(ctx) },
+			"Registration.WaitForSync": func() error { return reg.WaitForSync(ctx) },
+			"WaitForCacheSync":         func() error { return informer.WaitForCacheSync(ctx, inf, reg) },
+		} {
+			err := wait()
+			var se *informer.SourceError
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNotFound) || !errors.As(err, &se) {
+				t.Errorf("%s: %v", name, err)
+			}
+			if !strings.Contains(err.Error(), "not found on the server") {
+				t.Errorf("%s: %q", name, err)
+			}
+		}
+		if !errors.Is(inf.LastError(), errNotFound) {
+			t.Fatalf("LastError %v", inf.LastError())
+		}
+		src.fail.Store(false)
+		ctx2, cancel2 := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel2()
+		if err := informer.WaitForCacheSync(ctx2, inf, reg); err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.LastError(); err != nil {
+			t.Fatalf("LastError after sync: %v", err)
+		}
+	})
+}

@@ -1,0 +1,121 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/informer-go/informer/internal/jsondec"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Sentinels that a 404's *APIError matches besides ErrNotFound, once
+// discovery has said why.
+var (
+	// ErrClusterScoped matches the *APIError of a list or watch of a
+	// cluster-scoped resource in a namespace (Options.Namespace set): the
+	// server's discovery says the resource is not namespaced.
+	ErrClusterScoped = errors.New("kube: the resource is cluster-scoped")
+	// ErrResourceNotServed matches the *APIError of a list or watch of a
+	// resource, or an API group/version, that the server's discovery does
+	// not list: a typo, or a CRD not installed (yet).
+	ErrResourceNotServed = errors.New("kube: the resource is not found on the server")
+)
+
+// discoveryTimeout bounds the discovery request that explains a 404.
+const discoveryTimeout = 10 * time.Second
+
+// explainNotFound adds to a 404 *APIError of a list or watch what the
+// server's discovery document of the resource's group/version says: that
+// the resource is cluster-scoped, or that it (or its group/version) is
+// not served. Any other error is returned as it is, as is a 404 that
+// discovery does not explain.
+func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Code != http.StatusNotFound || ae.Hint != "" {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
+	list, code, derr := s.discover(ctx)
+	switch {
+	case derr != nil:
+		return err // no explanation: the 404 as it is
+	case code == http.StatusNotFound:
+		ae.Hint = fmt.Sprintf("the API group/version %s is not found on the server (discovery: %s answers 404)", s.groupVersion(), s.discoveryPath())
+		ae.hintIs = ErrResourceNotServed
+	case code != http.StatusOK:
+		return err
+	default:
+		for _, r := range list.APIResources {
+			if r.Name != s.res.Resource {
+				continue
+			}
+			if !r.Namespaced && s.opts.Namespace != "" {
+				ae.Hint = fmt.Sprintf("%s is cluster-scoped: leave Options.Namespace empty", s.res)
+				ae.hintIs = ErrClusterScoped
+			}
+			return err
+		}
+		ae.Hint = fmt.Sprintf("the resource %q is not found on the server in %s (discovery lists no such resource; a CRD not installed yet?)", s.res.Resource, s.groupVersion())
+		ae.hintIs = ErrResourceNotServed
+	}
+	return err
+}
+
+func (s *Source[T]) groupVersion() string {
+	if s.res.Group == "" {
+		return s.res.Version
+	}
+	return s.res.Group + "/" + s.res.Version
+}
+
+// discoveryPath is the path of the group/version's discovery document,
+// below the server's base path.
+func (s *Source[T]) discoveryPath() string {
+	if s.res.Group == "" {
+		return "/api/" + s.res.Version
+	}
+	return "/apis/" + s.res.Group + "/" + s.res.Version
+}
+
+// discover GETs the group/version's APIResourceList; code is the HTTP
+// status.
+func (s *Source[T]) discover(ctx context.Context) (*metav1.APIResourceList, int, error) {
+	if err := s.limiter.Wait(ctx); err != nil {
+		return nil, 0, err
+	}
+	u := s.base + s.discoveryPath()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if s.opts.UserAgent != "" {
+		req.Header.Set("User-Agent", s.opts.UserAgent)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		return nil, resp.StatusCode, nil
+	}
+	if !isJSONContentType(resp.Header.Get("Content-Type")) {
+		return nil, 0, errors.New("discovery: not JSON")
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if err != nil {
+		return nil, 0, err
+	}
+	var list metav1.APIResourceList
+	if err := jsondec.Unmarshal(data, &list); err != nil {
+		return nil, 0, err
+	}
+	return &list, http.StatusOK, nil
+}
