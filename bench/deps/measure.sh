@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 here=$(pwd)
-programs=(informer clientgo floor)
+programs=(informer clientgo floor factory3 clientgo3)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
