@@ -119,8 +119,9 @@ type Options struct {
 	RateLimiter *RateLimiter
 
 	// HTTPClient sends the requests; nil means cfg.HTTPClient(), a new
-	// connection pool for this Source. To share connections between
-	// Sources, call cfg.HTTPClient once and set it here. The Source uses
+	// connection pool for this Source, which Source.Close releases. To
+	// share connections between Sources, call cfg.HTTPClient once and set
+	// it here (and close its idle connections when done). The Source uses
 	// a copy whose redirect policy follows redirects only to the server's
 	// own host (at most 10) and whose Timeout is zero (watches are long;
 	// contexts and ListTimeout bound requests).
@@ -179,6 +180,7 @@ type Source[T informer.Object] struct {
 	baseQuery    url.Values
 	kinds        *kindRule
 	base         string // the server's URL with its base path, for discovery
+	ownClient    bool   // the client was made by New (Options.HTTPClient nil)
 }
 
 // New returns a Source for the resource res of the server that cfg
@@ -220,7 +222,8 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		return nil, err
 	}
 	client := opts.HTTPClient
-	if client == nil {
+	ownClient := client == nil
+	if ownClient {
 		if client, err = cfg.HTTPClient(); err != nil {
 			return nil, err
 		}
@@ -260,6 +263,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		gzip:         !cfg.DisableCompression,
 		limiter:      limiter,
 		baseQuery:    url.Values{},
+		ownClient:    ownClient,
 	}
 	c := *client
 	c.CheckRedirect = s.checkRedirect
@@ -281,6 +285,19 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		s.baseQuery.Set("fieldSelector", opts.FieldSelector)
 	}
 	return s, nil
+}
+
+// Close releases the connections of the HTTP client that New made for
+// this Source (when Options.HTTPClient is nil): the idle ones are closed
+// at once, the others as their requests end. It does not end open
+// watches (cancel their contexts, or the informer's) and leaves a client
+// given in Options.HTTPClient alone: its owner closes it. A Source used
+// after Close still works, opening new connections. Close returns nil.
+func (s *Source[T]) Close() error {
+	if s.ownClient {
+		s.client.CloseIdleConnections()
+	}
+	return nil
 }
 
 // Resource returns the resource the Source lists and watches.
