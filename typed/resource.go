@@ -1,7 +1,6 @@
 package typed
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/informer-go/informer"
@@ -11,10 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ErrClusterScoped is returned by Lister.Namespace for a cluster-scoped
-// resource, whose objects have no namespace: listing one would always be
-// empty, which hides the mistake.
-var ErrClusterScoped = errors.New("typed: resource is cluster-scoped")
+// ErrClusterScoped is returned by Lister.Namespace and Informer for a
+// namespace of a cluster-scoped resource, whose objects have no namespace:
+// listing one would always be empty, which hides the mistake. It is
+// source/kube's sentinel, which also marks a server's 404 for such a
+// request.
+var ErrClusterScoped = kube.ErrClusterScoped
 
 // Resource binds a Go type T to a resource of the Kubernetes API: its
 // group, version and plural name, its Kind, its scope, and optionally the
@@ -52,7 +53,7 @@ func (r Resource[T]) GroupVersionResource() schema.GroupVersionResource {
 func (r Resource[T]) String() string { return r.kube().String() }
 
 func (r Resource[T]) kube() kube.Resource {
-	return kube.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+	return kube.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind}
 }
 
 // Metadata returns the descriptor of the same resource for metadata-only
