@@ -35,7 +35,7 @@ type ReflectorOptions struct {
 	// Name identifies the reflector in logs and errors.
 	Name string
 	// PageSize is the Limit of each List call. 0 (the default) leaves it
-	// to the source: source/kube pages by its Options.PageSize (500 by
+	// to the source: source/kube pages by its kube.Options.PageSize (500 by
 	// default), source/memory does not page. A positive value overrides
 	// the source's; a negative one asks for the whole collection in one
 	// response.

@@ -98,7 +98,7 @@ type WatchOptions struct {
 	// about this long (Kubernetes' timeoutSeconds).
 	Timeout time.Duration
 	// SendInitialEvents asks for a streaming list: the stream begins with an
-	// Added event for every object present, then an InitialEventsEnd event,
+	// Added event for every object present, then an EventInitialEventsEnd event,
 	// then changes. A source that cannot returns ErrWatchListUnsupported,
 	// from Watch or from the first Next.
 	SendInitialEvents bool
