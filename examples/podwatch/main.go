@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -29,27 +30,41 @@ func main() {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-
 	cfg, err := kube.Default()
 	if err != nil {
 		log.Fatal(err)
 	}
-	pods, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{Namespace: *namespace})
-	if err != nil {
+	if err := run(ctx, cfg, *namespace, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// run watches the pods of namespace ("" for all) until ctx ends. It
+// returns an error if the cache does not sync.
+func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer) error {
+	pods, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, kube.Options{Namespace: namespace})
+	if err != nil {
+		return err
+	}
+	defer pods.Close()
 	inf := informer.New(pods, informer.Options[*corev1.Pod]{})
-	inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
-		AddFunc:    func(p *corev1.Pod, _ bool) { fmt.Println("add   ", p.Namespace+"/"+p.Name, p.Status.Phase) },
-		UpdateFunc: func(_, p *corev1.Pod) { fmt.Println("update", p.Namespace+"/"+p.Name, p.Status.Phase) },
-		DeleteFunc: func(d informer.Deleted[*corev1.Pod]) { fmt.Println("delete", d.Object.Namespace+"/"+d.Object.Name) },
+	reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+		AddFunc:    func(p *corev1.Pod, _ bool) { fmt.Fprintln(out, "add   ", p.Namespace+"/"+p.Name, p.Status.Phase) },
+		UpdateFunc: func(_, p *corev1.Pod) { fmt.Fprintln(out, "update", p.Namespace+"/"+p.Name, p.Status.Phase) },
+		DeleteFunc: func(d informer.Deleted[*corev1.Pod]) { fmt.Fprintln(out, "delete", d.Object.Namespace+"/"+d.Object.Name) },
 	}, informer.HandlerOptions{})
+	if err != nil {
+		return err
+	}
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
-	if err := inf.WaitForSync(ctx); err != nil {
-		log.Fatal(err)
+	// The cache and this handler: inf.WaitForSync alone may return before
+	// the handler has printed the initial list.
+	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
+		<-done
+		return err // a timeout says why: the last error from the server
 	}
-	fmt.Printf("synced at resourceVersion %s: %d pods cached, %d in namespace %q\n",
-		inf.LastSyncResourceVersion(), inf.Indexer().Len(), len(inf.Lister().Namespace("default").List(nil)), "default")
+	fmt.Fprintf(out, "synced at resourceVersion %s: %d pods cached\n", inf.LastSyncResourceVersion(), inf.Indexer().Len())
 	<-done
+	return nil
 }
