@@ -51,7 +51,9 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 	reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
 		AddFunc:    func(p *corev1.Pod, _ bool) { fmt.Fprintln(out, "add   ", p.Namespace+"/"+p.Name, p.Status.Phase) },
 		UpdateFunc: func(_, p *corev1.Pod) { fmt.Fprintln(out, "update", p.Namespace+"/"+p.Name, p.Status.Phase) },
-		DeleteFunc: func(d informer.Deleted[*corev1.Pod]) { fmt.Fprintln(out, "delete", d.Object.Namespace+"/"+d.Object.Name) },
+		DeleteFunc: func(d informer.Deleted[*corev1.Pod]) {
+			fmt.Fprintln(out, "delete", d.Object.Namespace+"/"+d.Object.Name)
+		},
 	}, informer.HandlerOptions{})
 	if err != nil {
 		return err
