@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -236,4 +237,25 @@ func TestObjectErrorNamesTheObject(t *testing.T) {
 			t.Errorf("%q does not mention %q", err, s)
 		}
 	}
+}
+
+// TestProtobufObjectErrorNamesTheObject: a protobuf list item that does
+// not decode is named from its metadata.
+func TestProtobufObjectErrorNamesTheObject(t *testing.T) {
+	meta := mustMarshal(t, &metav1.ObjectMeta{Name: "s1", Namespace: "ns", ResourceVersion: "7"})
+	item := binary.AppendUvarint([]byte{0x0a}, uint64(len(meta)))
+	item = append(item, meta...)
+	item = append(item, 0x17) // field 2 with the invalid wire type 7
+	listMeta := mustMarshal(t, &metav1.ListMeta{ResourceVersion: "8"})
+	list := binary.AppendUvarint([]byte{0x0a}, uint64(len(listMeta)))
+	list = append(list, listMeta...)
+	list = append(binary.AppendUvarint(append(list, 0x12), uint64(len(item))), item...)
+	body := envelope(t, "v1", "SecretList", list)
+	src := newSourceOf[*protoWidget](t, serveBytes(200, ctProtobuf, body), Options{})
+	_, err := src.List(t.Context(), informer.ListOptions{})
+	var oe *ObjectError
+	if !errors.As(err, &oe) || oe.Namespace != "ns" || oe.Name != "s1" || oe.ResourceVersion != "7" || !errors.Is(err, ErrMalformed) {
+		t.Fatalf("error %v", err)
+	}
+	t.Log(err)
 }

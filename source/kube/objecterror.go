@@ -1,12 +1,15 @@
 package kube
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/informer-go/informer/internal/jsondec"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ObjectError reports an object (a list item or a watched object) whose
@@ -83,6 +86,7 @@ func objectError(v []byte, obj any, err error) error {
 	var (
 		se *jsondec.SyntaxError
 		te *json.UnmarshalTypeError
+		be base64.CorruptInputError
 	)
 	switch {
 	case errors.As(err, &se):
@@ -95,11 +99,38 @@ func objectError(v []byte, obj any, err error) error {
 		e.Field = te.Field
 		kind, _, _ := strings.Cut(te.Value, " ") // "number 12": the number is content
 		e.What = fmt.Sprintf("a JSON %s cannot be stored in a Go %s", kind, te.Type)
+	case errors.As(err, &be):
+		e.What = fmt.Sprintf("a string is not valid base64 (at its byte %d)", int64(be))
+	case errors.Is(err, resource.ErrFormatWrong), errors.Is(err, resource.ErrNumeric), errors.Is(err, resource.ErrSuffix):
+		e.What = "a quantity: " + err.Error() // apimachinery's fixed messages
 	default:
 		// An UnmarshalJSON or UnmarshalText method failed: its message may
 		// quote the value (apimachinery's Unstructured quotes the whole
 		// object), so only its type is given.
 		e.What = fmt.Sprintf("a decoding method failed (%T; its message is left out, as it may quote the object)", err)
+	}
+	return e
+}
+
+// protoObjectError names the object whose protobuf message raw did not
+// decode into obj, from its metadata (field 1 of every Kubernetes object
+// message) when that can be read. The generated code's errors name field
+// numbers and wire types, never values, so err's message is kept.
+func protoObjectError(raw []byte, obj any, err error) error {
+	e := &ObjectError{Type: fmt.Sprintf("%T", obj), Offset: -1, What: err.Error()}
+	for b := raw; len(b) > 0; {
+		f, rest, ferr := nextField(b)
+		if ferr != nil {
+			break
+		}
+		b = rest
+		if f.num == 1 && f.wire == wireBytes {
+			var meta metav1.ObjectMeta
+			if unmarshal(&meta, (*metav1.ObjectMeta).Unmarshal, f.data) == nil {
+				e.Namespace, e.Name, e.ResourceVersion = meta.Namespace, meta.Name, meta.ResourceVersion
+			}
+			break
+		}
 	}
 	return e
 }

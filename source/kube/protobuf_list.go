@@ -199,7 +199,7 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 			}
 			obj := d.newObj()
 			if err := unmarshal(obj, d.unmarshal, st.buf); err != nil {
-				return page, err
+				return page, protoObjectError(st.buf, obj, err)
 			}
 			page.Items = append(page.Items, obj)
 			st.item = -1

@@ -138,7 +138,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		}
 		obj := d.newObj()
 		if err := unmarshal(obj, d.decode, raw); err != nil {
-			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
+			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, protoObjectError(raw, obj, err)))
 		}
 		setKind(obj, tm)
 		if err := d.rule.checkObject(obj); err != nil {

@@ -120,7 +120,7 @@ func TestProtobufWatchBadInput(t *testing.T) {
 		{name: "object without magic", chunks: [][]byte{frame(t, "MODIFIED", mustMarshal(t, ptr(pom("a", "w1", "12")))), good},
 			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not start with the protobuf magic", recoverable: true},
 		{name: "object that is not a PartialObjectMetadata", chunks: [][]byte{frame(t, "MODIFIED", envelope(t, "v1", "Pod", []byte{0x0a, 0x03, 0x0a, 0x05, 'x'})), good},
-			is: []error{ErrMalformed}, msg: "MODIFIED event's object: *v1.PartialObjectMetadata.Unmarshal", recoverable: true},
+			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not decode into *v1.PartialObjectMetadata: *v1.PartialObjectMetadata.Unmarshal", recoverable: true},
 		{name: "object that is a Status", chunks: [][]byte{frame(t, "ADDED", statusObject(t, 500, "InternalError", "boom")), good},
 			is: []error{ErrMalformed}, msg: "the object is a Status", recoverable: true},
 		{name: "object encoded as json", chunks: [][]byte{frame(t, "ADDED", unknownWith(runtime.Unknown{TypeMeta: pomTM, Raw: []byte("{}"), ContentType: "application/json"})), good},
