@@ -1,0 +1,54 @@
+package httpsrc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/jsondec"
+)
+
+// decoder makes a new T and decodes one object into it.
+type decoder[T informer.Object] struct {
+	elem reflect.Type // what T points to
+}
+
+func newDecoder[T informer.Object]() (decoder[T], error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer {
+		return decoder[T]{}, fmt.Errorf("%w: T must be a pointer type, not %s", ErrInvalidOptions, t)
+	}
+	return decoder[T]{elem: t.Elem()}, nil
+}
+
+// decode decodes raw into a new T. Its error never quotes raw.
+func (d decoder[T]) decode(raw []byte) (T, error) {
+	obj := reflect.New(d.elem).Interface().(T)
+	if err := jsondec.Unmarshal(raw, obj); err != nil {
+		var zero T
+		return zero, errors.New(reason(err)) // not wrapped: it may quote raw
+	}
+	if obj.GetName() == "" {
+		var zero T
+		return zero, ErrNoKey
+	}
+	return obj, nil
+}
+
+// reason describes a decoding error without the input it was decoding:
+// syntax errors say where, type errors which field and types; any other
+// (an UnmarshalJSON method's, which may quote what it read) only its type.
+func reason(err error) string {
+	var se *jsondec.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Error()
+	case errors.As(err, &te):
+		return fmt.Sprintf("cannot decode a JSON %s into field %q of type %s", te.Value, te.Field, te.Type)
+	default:
+		return fmt.Sprintf("the object's decoder failed (%T)", err)
+	}
+}

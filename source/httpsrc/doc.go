@@ -1,0 +1,82 @@
+// Package httpsrc is an informer.Source over any HTTP service that offers
+// a JSON list of its objects and, optionally, a stream of changes: the
+// way to keep an indexed, watched cache of a service that is not
+// Kubernetes.
+//
+//	src, err := httpsrc.New(httpsrc.Options[*Item]{
+//		ListURL:  "https://inventory.example/items",
+//		WatchURL: "https://inventory.example/events", // SSE or NDJSON; "" polls the list
+//	})
+//	inf := informer.New(src, informer.Options[*Item]{})
+//
+// T is any pointer type that satisfies informer.Object (a struct embedding
+// metav1.ObjectMeta under "metadata" is the easy way); objects are decoded
+// straight into it by the JSON decoder of source/kube, with
+// encoding/json's semantics.
+//
+// # List
+//
+// A GET of ListURL answers a JSON document: the items are a top-level
+// array, or the array at "/items", or at the JSON pointer Options.Items.
+// The collection's version comes from a body field
+// ("/metadata/resourceVersion" or Options.Version), a header
+// (Options.VersionHeader), or the ETag. Pages follow a Link header's
+// rel="next", or a token in the body ("/metadata/continue" or
+// Options.Next) sent back as a query parameter. Every page of one list
+// must show the same state (the first page's version), as Kubernetes
+// guarantees: a service whose later pages show newer states makes the
+// informer replay, after the list, changes it has already seen, and its
+// handlers see an object go back to an older state before coming
+// forward again. Serve unpaged lists if pages cannot be snapshots.
+//
+// # Watch
+//
+// A GET of WatchURL, with the last version seen as the
+// Options.VersionParam query parameter (and, for SSE, the Last-Event-ID
+// header), streams events in one of three formats, chosen by
+// Options.Format or the response's Content-Type:
+//
+//   - Server-Sent Events (text/event-stream), parsed as the WHATWG
+//     standard says: "event" is the type, "data" the object (several data
+//     lines join with newlines), "id" the version, comment lines are
+//     heartbeats, "retry" delays the next reconnection, and an event with
+//     only an id moves the version on (a bookmark).
+//   - NDJSON (application/x-ndjson, application/jsonl): one event object
+//     per line, with its type, object and optionally version at the JSON
+//     pointers Options.EventType, EventObject and EventVersion ("/type",
+//     "/object", and the object's own version by default). Blank lines are
+//     heartbeats.
+//   - The Kubernetes watch shape ({"type":"ADDED","object":{...}}), with
+//     BOOKMARK and ERROR events (an ERROR whose Status code is 410 means
+//     expired).
+//
+// Type names are mapped by Options.Types (DefaultTypes knows Kubernetes'
+// and the usual verbs). A version too old for the service is a status in
+// Options.ExpiredStatus (410 by default) or an event named
+// Options.ExpiredEvent ("expired"): both are informer.ErrExpired, and the
+// reflector lists again. An undecodable event or an unknown type is
+// informer.ErrBadEvent: reported, skipped, and the stream goes on; a cut
+// stream is resumed from the last version by the reflector.
+//
+// # Poll mode
+//
+// Without a WatchURL, the Source polls: every Options.PollInterval it
+// lists again, conditionally (If-None-Match with the last ETag; a 304 Not
+// Modified costs one small request), and turns the differences from the
+// previous list into added, modified and deleted events. Objects without
+// a resourceVersion are compared by a hash of their JSON. The cost is one
+// full list per period whenever anything changed, and the Source keeps
+// the last list's objects (pointers shared with the cache) to compare.
+// Changes between two polls are coalesced: a handler sees the state at
+// each poll, never the ones in between, and an object created and deleted
+// between polls is never seen.
+//
+// # Errors
+//
+// Remote input is treated as hostile: sizes are bounded
+// (Options.MaxObjectBytes, MaxResponseBytes), an HTML page is
+// ErrUnexpectedContentType, a bad status a *StatusError, an undecodable
+// object a *DecodeError that names where it was (item index, byte offset)
+// and never quotes it. Authentication goes in Options.Client's Transport
+// or in Options.Header.
+package httpsrc

@@ -1,0 +1,65 @@
+package httpsrc
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/informer-go/informer"
+)
+
+var (
+	// ErrTooLarge marks a response, line or event over the size limits.
+	ErrTooLarge = errors.New("httpsrc: too large")
+	// ErrUnexpectedContentType marks a response that is not what was
+	// asked for: an HTML error page with status 200, say.
+	ErrUnexpectedContentType = errors.New("httpsrc: unexpected content type")
+	// ErrNoKey marks an object that has no name, so no key.
+	ErrNoKey = errors.New("httpsrc: object without a key")
+	// ErrInvalidOptions marks Options that cannot work.
+	ErrInvalidOptions = errors.New("httpsrc: invalid options")
+
+	errNotArray = errors.New("the items are not a JSON array")
+)
+
+// StatusError is a response with an unexpected HTTP status. Its Error
+// names the request and the status, never the body. A status that
+// Options.ExpiredStatus lists matches informer.ErrExpired.
+type StatusError struct {
+	// Op is "list", "watch" or "poll".
+	Op string
+	// Path is the request's path (no query: it may hold tokens).
+	Path string
+	// Code is the HTTP status code.
+	Code int
+	// Expired is set when the status means "version too old".
+	Expired bool
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("httpsrc: %s %s: %d %s", e.Op, e.Path, e.Code, http.StatusText(e.Code))
+}
+
+// Is matches informer.ErrExpired for an expired version.
+func (e *StatusError) Is(target error) bool {
+	return e.Expired && target == informer.ErrExpired
+}
+
+// DecodeError reports an object or event that could not be decoded, by
+// its position (the list item's index or the stream's byte offset), never
+// its content.
+type DecodeError struct {
+	Op     string
+	Where  string // "item 3", "event at byte 1024"
+	Reason string // the decoder's error, without the input
+	// Err is the cause when it is one of this package's sentinels
+	// (ErrNoKey), for errors.Is.
+	Err error
+}
+
+// Unwrap returns Err.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("httpsrc: %s: %s: %s", e.Op, e.Where, e.Reason)
+}

@@ -1,0 +1,175 @@
+package httpsrc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/informer-go/informer"
+)
+
+// List fetches one page of the collection. opts.Continue is a next-page
+// token from a previous page (a Link URL or a body token); Limit and
+// ResourceVersion are not sent (a generic service has no such
+// parameters). The collection's version is the body field, the header or
+// the ETag (see Options.Version).
+func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (informer.Page[T], error) {
+	r, err := s.list(ctx, opts.Continue, nil)
+	if err != nil {
+		return informer.Page[T]{}, err
+	}
+	if s.opts.WatchURL == "" {
+		r.page.ResourceVersion = s.record(opts.Continue == "", r)
+	}
+	return r.page, nil
+}
+
+// listed is one page as read, with what poll mode needs.
+type listed[T informer.Object] struct {
+	page        informer.Page[T]
+	etag        string
+	notModified bool     // a 304 to a conditional request
+	hashes      []uint64 // of each item's JSON, for objects without a version
+}
+
+// list fetches a page; with header, conditionally (304: notModified).
+func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (r listed[T], err error) {
+	if d := s.opts.ListTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	u, err := url.Parse(s.opts.ListURL)
+	if err != nil {
+		return r, err
+	}
+	if cont != "" {
+		if strings.HasPrefix(cont, "link:") { // a Link header's URL
+			next, err := u.Parse(strings.TrimPrefix(cont, "link:"))
+			if err != nil {
+				return r, fmt.Errorf("httpsrc: list: next page link: %w", err)
+			}
+			u = next
+		} else {
+			q := u.Query()
+			q.Set(s.opts.ContinueParam, cont)
+			u.RawQuery = q.Encode()
+		}
+	}
+	resp, body, err := s.get(ctx, "list", u, header)
+	if err != nil {
+		return r, err
+	}
+	if body == nil { // 304
+		r.notModified = true
+		return r, nil
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, s.opts.MaxResponseBytes+1))
+	if err != nil {
+		return r, fmt.Errorf("httpsrc: list %s: %w", u.Path, err)
+	}
+	if int64(len(data)) > s.opts.MaxResponseBytes {
+		return r, fmt.Errorf("%w: list %s: more than %d bytes", ErrTooLarge, u.Path, s.opts.MaxResponseBytes)
+	}
+	r.page, r.hashes, err = s.parseList(data, u.Path)
+	if err != nil {
+		return r, err
+	}
+	r.etag = resp.Header.Get("ETag")
+	switch {
+	case s.opts.VersionHeader != "":
+		r.page.ResourceVersion = resp.Header.Get(s.opts.VersionHeader)
+	case r.page.ResourceVersion == "":
+		r.page.ResourceVersion = r.etag
+	}
+	if next := linkNext(resp.Header); next != "" {
+		r.page.Continue = "link:" + next
+	}
+	return r, nil
+}
+
+// parseList finds the items, version and next-page token in a list body
+// and decodes the items. One undecodable item fails the page: leaving it
+// out would delete it from the cache.
+func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uint64, error) {
+	var page informer.Page[T]
+	var hashes []uint64
+	items := s.items
+	body := skipSpace(data, 0)
+	if !s.itemsSet {
+		if body < len(data) && data[body] == '[' {
+			items = nil
+		} else {
+			items = pointer{"items"}
+		}
+	}
+	arr, err := items.find(data)
+	if err != nil {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: reason(err)}
+	}
+	if arr == nil {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("no items at %q", items.String())}
+	}
+	i := 0
+	var itemErr error
+	err = eachElement(arr, func(start, end int) bool {
+		obj, err := s.dec.decode(arr[start:end])
+		if err != nil {
+			itemErr = &DecodeError{Op: "list", Where: fmt.Sprintf("%s: item %d", path, i), Reason: err.Error(), Err: err}
+			return false
+		}
+		page.Items = append(page.Items, obj)
+		if s.opts.WatchURL == "" {
+			hashes = append(hashes, hash(arr[start:end]))
+		}
+		i++
+		return true
+	})
+	if err == nil {
+		err = itemErr
+	}
+	if err != nil {
+		if errors.Is(err, errNotArray) {
+			return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("the items at %q are not an array", items.String())}
+		}
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			err = &DecodeError{Op: "list", Where: path, Reason: reason(err)}
+		}
+		return page, nil, err
+	}
+	if items != nil { // a document, not a bare array: it may say more
+		if v, err := s.version.find(data); err == nil {
+			page.ResourceVersion = scalarString(v)
+		}
+		if n, err := s.next.find(data); err == nil {
+			page.Continue = scalarString(n)
+		}
+	}
+	return page, hashes, nil
+}
+
+// linkNext returns the URL of a Link header's rel="next", or "".
+func linkNext(h http.Header) string {
+	for _, v := range h.Values("Link") {
+		for part := range strings.SplitSeq(v, ",") {
+			segs := strings.Split(part, ";")
+			target := strings.TrimSpace(segs[0])
+			if !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+				continue
+			}
+			for _, p := range segs[1:] {
+				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(k, "rel") && strings.Contains(" "+strings.Trim(val, `"`)+" ", " next ") {
+					return target[1 : len(target)-1]
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,148 @@
+package httpsrc
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/informer-go/informer"
+)
+
+// Format is a watch stream's wire format.
+type Format int
+
+const (
+	// FormatAuto chooses by the response's Content-Type:
+	// text/event-stream is SSE, anything JSON-like is NDJSON.
+	FormatAuto Format = iota
+	// FormatSSE is Server-Sent Events (text/event-stream): the event
+	// field is the type, data the object, id the version.
+	FormatSSE
+	// FormatNDJSON is one JSON event per line
+	// (application/x-ndjson, application/jsonl): the type, the object and
+	// optionally the version at Options.EventType, EventObject and
+	// EventVersion.
+	FormatNDJSON
+	// FormatKubernetes is NDJSON in the shape of Kubernetes watch events,
+	// {"type":"ADDED","object":{...}}, with BOOKMARK events carrying the
+	// version in the object's metadata and ERROR events carrying a Status
+	// (code 410: expired).
+	FormatKubernetes
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxObjectBytes   = 16 << 20
+	DefaultMaxResponseBytes = 256 << 20
+	DefaultListTimeout      = time.Minute
+	DefaultPollInterval     = 30 * time.Second
+	DefaultVersionParam     = "resourceVersion"
+	DefaultContinueParam    = "continue"
+)
+
+// Options configures a Source. The zero value of every field means the
+// documented default; only ListURL is required.
+type Options[T informer.Object] struct {
+	// ListURL is where the whole collection is listed: a GET answering a
+	// JSON document with the items.
+	ListURL string
+	// WatchURL streams changes; "" means poll mode: the list is fetched
+	// again every PollInterval (conditionally, with If-None-Match) and
+	// compared with the previous one.
+	WatchURL string
+	// Format is the watch stream's format; FormatAuto by default.
+	Format Format
+
+	// Items is the JSON pointer to the items array of a list, such as
+	// "/data/items"; "" means the document itself when it is an array,
+	// and "/items" otherwise.
+	Items string
+	// Version is the JSON pointer to the collection's version in a list,
+	// "" means "/metadata/resourceVersion" when present. VersionHeader,
+	// when set, names a response header holding it instead, such as
+	// "X-Resource-Version"; without either, the ETag is the version.
+	Version, VersionHeader string
+	// Next is the JSON pointer to the next page's token in a list, ""
+	// means "/metadata/continue" when present; the token is sent as the
+	// ContinueParam query parameter. A Link header with rel="next" is
+	// followed whatever Next says.
+	Next          string
+	ContinueParam string
+	// VersionParam is the query parameter with which a watch asks for
+	// the changes after a version ("resourceVersion" by default). SSE
+	// streams also send the Last-Event-ID header.
+	VersionParam string
+
+	// EventType, EventObject and EventVersion are the JSON pointers of an
+	// NDJSON event's type, object and version: "/type", "/object" and
+	// none (the object's own version) by default.
+	EventType, EventObject, EventVersion string
+	// Types maps the event type names of the stream to informer event
+	// types; nil means DefaultTypes. Names are matched without regard to
+	// case. A name mapped to no type (absent) is a bad event, reported and
+	// skipped.
+	Types map[string]informer.EventType
+	// ExpiredStatus lists the HTTP statuses that mean "this version is
+	// too old, list again" (informer.ErrExpired); nil means 410 Gone.
+	// ExpiredEvent is the event type name that means the same in a
+	// stream ("expired" by default).
+	ExpiredStatus []int
+	ExpiredEvent  string
+
+	// PollInterval is the poll mode's period; DefaultPollInterval (30 s)
+	// by default. Each poll costs one conditional list: a 304 Not
+	// Modified costs almost nothing; anything else, a whole list.
+	PollInterval time.Duration
+
+	// Client sends the requests; nil means http.DefaultClient. Put
+	// authentication in its Transport, or in Header.
+	Client *http.Client
+	// Header, when set, is called on every request before it is sent, to
+	// add authentication or other headers.
+	Header func(*http.Request) error
+	// ListTimeout bounds a list request; DefaultListTimeout (1 min) by
+	// default, negative for none. Watches are bounded by their context
+	// and by the reflector's stall detection.
+	ListTimeout time.Duration
+	// MaxObjectBytes bounds one object, line or event
+	// (DefaultMaxObjectBytes, 16 MiB); MaxResponseBytes one list response
+	// (DefaultMaxResponseBytes, 256 MiB).
+	MaxObjectBytes, MaxResponseBytes int64
+}
+
+// DefaultTypes are the event type names understood when Options.Types is
+// nil: Kubernetes' (ADDED, MODIFIED, DELETED, BOOKMARK) and the usual
+// verbs (add, create, update, change, upsert, put, delete, remove...). An
+// SSE event without a type ("message") is an upsert.
+var DefaultTypes = map[string]informer.EventType{
+	"added": informer.EventAdded, "add": informer.EventAdded, "create": informer.EventAdded, "created": informer.EventAdded,
+	"modified": informer.EventModified, "update": informer.EventModified, "updated": informer.EventModified,
+	"change": informer.EventModified, "changed": informer.EventModified, "upsert": informer.EventModified,
+	"put": informer.EventModified, "message": informer.EventModified, "": informer.EventModified,
+	"deleted": informer.EventDeleted, "delete": informer.EventDeleted, "removed": informer.EventDeleted, "remove": informer.EventDeleted,
+	"bookmark": informer.EventBookmark, "heartbeat": informer.EventBookmark,
+}
+
+func (o *Options[T]) eventType(name string) (informer.EventType, bool) {
+	types := o.Types
+	if types == nil {
+		types = DefaultTypes
+	}
+	if t, ok := types[name]; ok {
+		return t, true
+	}
+	t, ok := types[strings.ToLower(name)]
+	return t, ok
+}
+
+func (o *Options[T]) expired(code int) bool {
+	if o.ExpiredStatus == nil {
+		return code == http.StatusGone
+	}
+	for _, c := range o.ExpiredStatus {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}

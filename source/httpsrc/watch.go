@@ -1,0 +1,202 @@
+package httpsrc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/informer-go/informer"
+)
+
+// Watch streams the changes after opts.ResourceVersion from WatchURL, or,
+// without a WatchURL, polls the list (see Options.PollInterval). A
+// streaming list (SendInitialEvents) is not supported: the reflector
+// lists instead.
+func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[T], error) {
+	if opts.SendInitialEvents {
+		return nil, informer.ErrWatchListUnsupported
+	}
+	if s.opts.WatchURL == "" {
+		return s.poll(ctx, opts)
+	}
+	s.mu.Lock()
+	retry := s.retry
+	s.mu.Unlock()
+	if retry > 0 { // the server's SSE retry field: wait before reconnecting
+		t := time.NewTimer(retry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	u, err := url.Parse(s.opts.WatchURL)
+	if err != nil {
+		return nil, err
+	}
+	header := http.Header{}
+	switch s.opts.Format {
+	case FormatSSE:
+		header.Set("Accept", "text/event-stream")
+	case FormatNDJSON, FormatKubernetes:
+		header.Set("Accept", "application/x-ndjson, application/jsonl, application/json")
+	default:
+		header.Set("Accept", "text/event-stream, application/x-ndjson, application/jsonl, application/json")
+	}
+	if opts.ResourceVersion != "" {
+		q := u.Query()
+		q.Set(s.opts.VersionParam, opts.ResourceVersion)
+		u.RawQuery = q.Encode()
+		header.Set("Last-Event-ID", opts.ResourceVersion)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	resp, body, err := s.get(wctx, "watch", u, header)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if body == nil {
+		cancel()
+		return nil, &StatusError{Op: "watch", Path: u.Path, Code: http.StatusNotModified}
+	}
+	format := s.opts.Format
+	if format == FormatAuto {
+		format = FormatNDJSON
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+			format = FormatSSE
+		}
+	}
+	w := &streamWatcher[T]{s: s, body: body, cancel: cancel, from: opts.ResourceVersion}
+	max := int(min(s.opts.MaxObjectBytes, 1<<40))
+	if format == FormatSSE {
+		w.sse = newSSEReader(body, max, opts.ResourceVersion)
+	} else {
+		w.lines = newLineReader(body, max)
+	}
+	return w, nil
+}
+
+// streamWatcher reads SSE or NDJSON events.
+type streamWatcher[T informer.Object] struct {
+	s      *Source[T]
+	body   io.ReadCloser
+	cancel context.CancelFunc
+	sse    *sseReader
+	lines  *lineReader
+	from   string
+}
+
+func (w *streamWatcher[T]) Close() error {
+	w.cancel()
+	return w.body.Close()
+}
+
+func (w *streamWatcher[T]) Next() (informer.Event[T], error) {
+	if w.sse != nil {
+		return w.nextSSE()
+	}
+	return w.nextLine()
+}
+
+func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
+	ev, err := w.sse.next()
+	if w.sse.retry > 0 {
+		w.s.mu.Lock()
+		w.s.retry = w.sse.retry
+		w.s.mu.Unlock()
+	}
+	if err != nil {
+		return informer.Event[T]{}, w.streamErr(err)
+	}
+	where := fmt.Sprintf("event at byte %d", w.sse.lines.off)
+	if ev.data == nil { // an id alone: the stream moved on
+		return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
+	}
+	rv := ""
+	if ev.hasID {
+		rv = ev.id
+	}
+	return w.event(ev.typ, ev.data, rv, where)
+}
+
+func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
+	for {
+		line, err := w.lines.next()
+		if err != nil {
+			return informer.Event[T]{}, w.streamErr(err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // a heartbeat
+		}
+		where := fmt.Sprintf("event at byte %d", w.lines.off)
+		typ, err := w.s.evType.find(line)
+		if err != nil {
+			return informer.Event[T]{}, badEvent(where, reason(err))
+		}
+		obj, _ := w.s.evObject.find(line)
+		rv := ""
+		if w.s.evVersion != nil {
+			v, _ := w.s.evVersion.find(line)
+			rv = scalarString(v)
+		}
+		name := scalarString(typ)
+		if strings.EqualFold(name, "ERROR") { // a Kubernetes-shaped error Status
+			code, _ := pointer{"code"}.find(obj)
+			c, _ := strconv.Atoi(scalarString(code))
+			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c)}
+		}
+		if strings.EqualFold(name, "BOOKMARK") && rv == "" {
+			v, _ := pointer{"metadata", "resourceVersion"}.find(obj)
+			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: scalarString(v)}, nil
+		}
+		if obj == nil && !strings.EqualFold(name, w.s.opts.ExpiredEvent) {
+			return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
+		}
+		return w.event(name, obj, rv, where)
+	}
+}
+
+// event turns a type name and an object into an Event.
+func (w *streamWatcher[T]) event(name string, data []byte, rv, where string) (informer.Event[T], error) {
+	if strings.EqualFold(name, w.s.opts.ExpiredEvent) {
+		return informer.Event[T]{}, fmt.Errorf("httpsrc: watch from %q: the server says it is too old: %w", w.from, informer.ErrExpired)
+	}
+	t, ok := w.s.opts.eventType(name)
+	if !ok {
+		return informer.Event[T]{}, badEvent(where, fmt.Sprintf("%v: %.40q", informer.ErrUnknownEventType, name))
+	}
+	if t == informer.EventBookmark {
+		if rv == "" {
+			v, _ := pointer{"metadata", "resourceVersion"}.find(data)
+			rv = scalarString(v)
+		}
+		return informer.Event[T]{Type: t, ResourceVersion: rv}, nil
+	}
+	obj, err := w.s.dec.decode(data)
+	if err != nil {
+		return informer.Event[T]{}, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: where, Reason: err.Error(), Err: err})
+	}
+	return informer.Event[T]{Type: t, Object: obj, ResourceVersion: rv}, nil
+}
+
+func badEvent(where, why string) error {
+	return fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: where, Reason: why})
+}
+
+// streamErr reports the end of a stream: io.EOF as is, the rest as an
+// error of the watch (a cut connection, a line too long).
+func (w *streamWatcher[T]) streamErr(err error) error {
+	if errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return io.EOF
+	}
+	return fmt.Errorf("httpsrc: watch: %w", err)
+}
