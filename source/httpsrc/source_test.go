@@ -87,9 +87,13 @@ func TestList(t *testing.T) {
 			handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"items":{"a":1}}`) }, err: &httpsrc.DecodeError{}},
 		{name: "no items", handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"things":[]}`) }, err: &httpsrc.DecodeError{}},
 		{name: "an object without a name",
-			handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `[{"metadata":{"name":"a"}},{"count":3}]`) }, err: httpsrc.ErrNoKey},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `[{"metadata":{"name":"a"}},{"count":3}]`)
+			}, err: httpsrc.ErrNoKey},
 		{name: "malformed JSON",
-			handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `[{"metadata":{"name":"a"}},{"metadata":`) }, err: &httpsrc.DecodeError{}},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `[{"metadata":{"name":"a"}},{"metadata":`)
+			}, err: &httpsrc.DecodeError{}},
 		{name: "an HTML page with 200",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
