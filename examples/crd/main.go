@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/informer-go/informer"
@@ -53,6 +54,7 @@ const crdJSON = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceD
 
 // run creates the CRD, resolves "wd", watches widgets and creates one.
 func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer) error {
+	out = &lockedWriter{w: out} // handlers print from their own goroutines
 	client, err := cfg.HTTPClient()
 	if err != nil {
 		return err
@@ -148,4 +150,16 @@ func post(ctx context.Context, client *http.Client, url, body string) error {
 	}
 	json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&status)
 	return fmt.Errorf("%s: %s", resp.Status, status.Message)
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

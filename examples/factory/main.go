@@ -13,6 +13,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"sync"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/kube"
@@ -43,6 +44,7 @@ func main() {
 
 // run watches pods, services and configmaps until ctx ends.
 func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer) error {
+	out = &lockedWriter{w: out} // handlers print from their own goroutines
 	f, err := typed.NewFactory(cfg, typed.FactoryOptions{Namespace: namespace})
 	if err != nil {
 		return err
@@ -85,4 +87,16 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		len(pods.Lister().List(nil)), len(services.Lister().List(nil)), len(configMaps.Lister().List(nil)))
 	<-ctx.Done()
 	return nil
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
