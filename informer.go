@@ -180,10 +180,13 @@ func (inf *Informer[T]) HasSynced() bool {
 	}
 }
 
-// WaitForSync waits until HasSynced is true. It returns ctx's error if ctx
-// ends first, joined with LastError when there is one (a 404, a 403: the
-// reason it has not synced; errors.Is matches both), and ErrStopped if
-// Run returns first.
+// WaitForSync waits until HasSynced is true: the cache holds the first
+// list. It does not wait for handlers, which may not have seen that list
+// yet; to print or act on what a handler saw, wait with
+// WaitForCacheSync(ctx, inf, reg) and the handler's Registration. It
+// returns ctx's error if ctx ends first, joined with LastError when there
+// is one (a 404, a 403: the reason it has not synced; errors.Is matches
+// both), and ErrStopped if Run returns first.
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-inf.synced:

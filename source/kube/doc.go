@@ -41,7 +41,41 @@
 // pointer type that decodes from the resource's objects: generated API
 // types, a struct of your own, *unstructured.Unstructured, or
 // *metav1.PartialObjectMetadata for metadata only. Give it to
-// informer.New for a cache kept current.
+// informer.New for a cache kept current, and Close it when done if it
+// made its own HTTP client.
+//
+// # Kinds
+//
+// The Source checks that the server sends what T is for: a list's kind
+// must be Resource.Kind+"List" (and a watched object's kind
+// Resource.Kind); without Resource.Kind, the Go type's name stands for it
+// (*corev1.Pod: Pod, compared ignoring case) unless
+// Options.DisableKindCheck is set. A mismatch, like New[*corev1.Pod] over
+// "configmaps", is a *KindError (ErrWrongKind) instead of a cache of empty
+// Pods. *unstructured.Unstructured and *metav1.PartialObjectMetadata take
+// any kind; the items of a list, which the server sends without
+// apiVersion and kind, get the list's in an Unstructured, so Unstructured
+// works over built-in resources as over custom ones.
+//
+// # Errors that retrying does not fix
+//
+// New parses the selectors as the server does: a malformed one fails New
+// (ErrInvalidConfig) rather than every request with 400. A 404 is
+// explained from the server's discovery document: "is cluster-scoped"
+// (ErrClusterScoped) for a cluster-scoped resource asked for in a
+// namespace, "not found on the server" (ErrResourceNotServed) for an
+// unknown resource or group. The reflector goes on retrying these, as
+// 401 and 403 (a CRD may be installed, RBAC granted), but an informer's
+// LastError and the error of WaitForCacheSync at its deadline say why it
+// has not synced.
+//
+// # Object data stays out of errors
+//
+// Errors and logs name objects (namespace/name, resourceVersion, field
+// path, byte offset) and never quote their content: a Secret's data must
+// not reach a log. An object that does not decode is an *ObjectError; the
+// message of an UnmarshalJSON method (apimachinery's Unstructured quotes
+// the whole object) is left out.
 //
 // # JSON and protobuf
 //
