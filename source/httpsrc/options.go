@@ -123,15 +123,15 @@ var DefaultTypes = map[string]informer.EventType{
 	"bookmark": informer.EventBookmark, "heartbeat": informer.EventBookmark,
 }
 
-func (o *Options[T]) eventType(name string) (informer.EventType, bool) {
+func (o *Options[T]) eventType(name []byte) (informer.EventType, bool) {
 	types := o.Types
 	if types == nil {
 		types = DefaultTypes
 	}
-	if t, ok := types[name]; ok {
+	if t, ok := types[string(name)]; ok { // no allocation
 		return t, true
 	}
-	t, ok := types[strings.ToLower(name)]
+	t, ok := types[strings.ToLower(string(name))]
 	return t, ok
 }
 

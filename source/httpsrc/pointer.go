@@ -1,6 +1,7 @@
 package httpsrc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -89,8 +90,8 @@ func member(data []byte, v int, name string) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		var key string
-		if err := json.Unmarshal(data[i:i+end], &key); err != nil {
+		key, ok := rawString(data[i : i+end])
+		if !ok {
 			return -1, fmt.Errorf("a member name at byte %d: not a string", i)
 		}
 		i = skipSpace(data, i+end)
@@ -98,7 +99,7 @@ func member(data []byte, v int, name string) (int, error) {
 			return -1, fmt.Errorf("no ':' after a member name at byte %d", i)
 		}
 		i = skipSpace(data, i+1)
-		if key == name {
+		if string(key) == name {
 			return i, nil
 		}
 		end, err = jsondec.ValueEnd(data[i:])
@@ -160,6 +161,24 @@ func eachElement(arr []byte, fn func(start, end int) bool) error {
 		return fmt.Errorf("malformed array at byte %d", i)
 	}
 	return fmt.Errorf("the array is cut short")
+}
+
+// rawString returns a JSON string's value: a slice of raw when it has no
+// escapes (no allocation), a decoded copy otherwise; ok is false when raw
+// is not a string.
+func rawString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 // scalarString returns a JSON string's value, or a number's text; "" for

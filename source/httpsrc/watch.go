@@ -117,7 +117,7 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 	if err != nil {
 		return informer.Event[T]{}, w.streamErr(err)
 	}
-	where := fmt.Sprintf("event at byte %d", w.sse.lines.off)
+	where := w.sse.lines.off
 	if ev.data == nil { // an id alone: the stream moved on
 		return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
 	}
@@ -125,7 +125,7 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 	if ev.hasID {
 		rv = ev.id
 	}
-	return w.event(ev.typ, ev.data, rv, where)
+	return w.event([]byte(ev.typ), ev.data, rv, where)
 }
 
 func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
@@ -137,7 +137,7 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // a heartbeat
 		}
-		where := fmt.Sprintf("event at byte %d", w.lines.off)
+		where := w.lines.off
 		typ, err := w.s.evType.find(line)
 		if err != nil {
 			return informer.Event[T]{}, badEvent(where, reason(err))
@@ -148,17 +148,17 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			v, _ := w.s.evVersion.find(line)
 			rv = scalarString(v)
 		}
-		name := scalarString(typ)
-		if strings.EqualFold(name, "ERROR") { // a Kubernetes-shaped error Status
+		name, _ := rawString(typ)
+		if bytes.EqualFold(name, []byte("ERROR")) { // a Kubernetes-shaped error Status
 			code, _ := pointer{"code"}.find(obj)
 			c, _ := strconv.Atoi(scalarString(code))
 			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c)}
 		}
-		if strings.EqualFold(name, "BOOKMARK") && rv == "" {
+		if bytes.EqualFold(name, []byte("BOOKMARK")) && rv == "" {
 			v, _ := pointer{"metadata", "resourceVersion"}.find(obj)
 			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: scalarString(v)}, nil
 		}
-		if obj == nil && !strings.EqualFold(name, w.s.opts.ExpiredEvent) {
+		if obj == nil && !strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
 			return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
 		}
 		return w.event(name, obj, rv, where)
@@ -166,8 +166,8 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 }
 
 // event turns a type name and an object into an Event.
-func (w *streamWatcher[T]) event(name string, data []byte, rv, where string) (informer.Event[T], error) {
-	if strings.EqualFold(name, w.s.opts.ExpiredEvent) {
+func (w *streamWatcher[T]) event(name, data []byte, rv string, where int64) (informer.Event[T], error) {
+	if len(name) == len(w.s.opts.ExpiredEvent) && strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
 		return informer.Event[T]{}, fmt.Errorf("httpsrc: watch from %q: the server says it is too old: %w", w.from, informer.ErrExpired)
 	}
 	t, ok := w.s.opts.eventType(name)
@@ -183,14 +183,16 @@ func (w *streamWatcher[T]) event(name string, data []byte, rv, where string) (in
 	}
 	obj, err := w.s.dec.decode(data)
 	if err != nil {
-		return informer.Event[T]{}, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: where, Reason: err.Error(), Err: err})
+		return informer.Event[T]{}, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: eventAt(where), Reason: err.Error(), Err: err})
 	}
 	return informer.Event[T]{Type: t, Object: obj, ResourceVersion: rv}, nil
 }
 
-func badEvent(where, why string) error {
-	return fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: where, Reason: why})
+func badEvent(where int64, why string) error {
+	return fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: eventAt(where), Reason: why})
 }
+
+func eventAt(off int64) string { return "the event ending at byte " + strconv.FormatInt(off, 10) }
 
 // streamErr reports the end of a stream: io.EOF as is, the rest as an
 // error of the watch (a cut connection, a line too long).
