@@ -16,6 +16,9 @@ var (
 	ErrUnexpectedContentType = errors.New("httpsrc: unexpected content type")
 	// ErrNoKey marks an object that has no name, so no key.
 	ErrNoKey = errors.New("httpsrc: object without a key")
+	// ErrTimeout marks a request that got no answer in time
+	// (Options.ListTimeout, Options.ConnectTimeout).
+	ErrTimeout = errors.New("httpsrc: no answer in time")
 	// ErrInvalidOptions marks Options that cannot work.
 	ErrInvalidOptions = errors.New("httpsrc: invalid options")
 

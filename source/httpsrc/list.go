@@ -40,7 +40,7 @@ type listed[T informer.Object] struct {
 func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (r listed[T], err error) {
 	if d := s.opts.ListTimeout; d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: the list took longer than %s", ErrTimeout, d))
 		defer cancel()
 	}
 	u, err := url.Parse(s.opts.ListURL)
@@ -62,6 +62,9 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	}
 	resp, body, err := s.get(ctx, "list", u, header)
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
+			err = fmt.Errorf("httpsrc: list %s: %w", u.Path, cause)
+		}
 		return r, err
 	}
 	if body == nil { // 304
@@ -71,6 +74,9 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	defer body.Close()
 	data, err := io.ReadAll(io.LimitReader(body, s.opts.MaxResponseBytes+1))
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
+			err = cause
+		}
 		return r, fmt.Errorf("httpsrc: list %s: %w", u.Path, err)
 	}
 	if int64(len(data)) > s.opts.MaxResponseBytes {

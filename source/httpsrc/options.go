@@ -35,6 +35,7 @@ const (
 	DefaultMaxObjectBytes   = 16 << 20
 	DefaultMaxResponseBytes = 256 << 20
 	DefaultListTimeout      = time.Minute
+	DefaultConnectTimeout   = 30 * time.Second
 	DefaultPollInterval     = 30 * time.Second
 	DefaultVersionParam     = "resourceVersion"
 	DefaultContinueParam    = "continue"
@@ -101,9 +102,14 @@ type Options[T informer.Object] struct {
 	// add authentication or other headers.
 	Header func(*http.Request) error
 	// ListTimeout bounds a list request; DefaultListTimeout (1 min) by
-	// default, negative for none. Watches are bounded by their context
-	// and by the reflector's stall detection.
+	// default, negative for none.
 	ListTimeout time.Duration
+	// ConnectTimeout bounds the wait for a watch's response headers
+	// (DefaultConnectTimeout, 30 s; negative for none): a server that
+	// accepts the connection and never answers fails with ErrTimeout. An
+	// open stream is bounded by its context and by the reflector's stall
+	// detection.
+	ConnectTimeout time.Duration
 	// MaxObjectBytes bounds one object, line or event
 	// (DefaultMaxObjectBytes, 16 MiB); MaxResponseBytes one list response
 	// (DefaultMaxResponseBytes, 256 MiB).

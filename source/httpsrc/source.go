@@ -67,6 +67,9 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 	if s.opts.ListTimeout == 0 {
 		s.opts.ListTimeout = DefaultListTimeout
 	}
+	if s.opts.ConnectTimeout == 0 {
+		s.opts.ConnectTimeout = DefaultConnectTimeout
+	}
 	if s.opts.PollInterval <= 0 {
 		s.opts.PollInterval = DefaultPollInterval
 	}

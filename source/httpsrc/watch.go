@@ -58,9 +58,22 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		u.RawQuery = q.Encode()
 		header.Set("Last-Event-ID", opts.ResourceVersion)
 	}
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
+	var timer *time.Timer
+	if d := s.opts.ConnectTimeout; d > 0 {
+		timer = time.AfterFunc(d, func() {
+			cancelCause(fmt.Errorf("%w: no answer to the watch within %s", ErrTimeout, d))
+		})
+	}
 	resp, body, err := s.get(wctx, "watch", u, header)
+	if timer != nil {
+		timer.Stop()
+	}
 	if err != nil {
+		if cause := context.Cause(wctx); errors.Is(cause, ErrTimeout) {
+			err = fmt.Errorf("httpsrc: watch %s: %w", u.Path, cause)
+		}
 		cancel()
 		return nil, err
 	}

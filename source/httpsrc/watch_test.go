@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/httpsrc"
@@ -120,5 +121,19 @@ func TestWatchStatus(t *testing.T) {
 	}
 	if _, err := src.Watch(t.Context(), informer.WatchOptions{SendInitialEvents: true}); !errors.Is(err, informer.ErrWatchListUnsupported) {
 		t.Errorf("streaming list: %v", err)
+	}
+}
+
+func TestServerThatNeverAnswers(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	src, _ := httpsrc.New(httpsrc.Options[*Item]{
+		ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events",
+		ListTimeout: 50 * time.Millisecond, ConnectTimeout: 50 * time.Millisecond,
+	})
+	if _, err := src.List(t.Context(), informer.ListOptions{}); !errors.Is(err, httpsrc.ErrTimeout) {
+		t.Errorf("list: %v", err)
+	}
+	if _, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "1"}); !errors.Is(err, httpsrc.ErrTimeout) {
+		t.Errorf("watch: %v", err)
 	}
 }
