@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -69,6 +70,9 @@ func fuzzWatch[T informer.Object](t *testing.T, body []byte, initial bool) {
 		t.Fatal(err)
 	}
 	d := newWatchDecoder(bytes.NewReader(body), newObj, fuzzMaxObject, "fuzz", "/fuzz", initial)
+	res := widgetRes
+	res.Kind = "Widget"
+	d.kinds = newKindRule(reflect.TypeFor[T](), res, "fuzz", false)
 	drainWatch(t, d, len(body)+1, initial)
 }
 
@@ -183,11 +187,16 @@ func fuzzList[T informer.Object](t *testing.T, body []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := listDecoder[T]{newObj: newObj, maxObject: fuzzMaxObject, res: "fuzz"}
+	// The kind rule of widgets (list kind WidgetList; Unstructured items
+	// filled from the list or the Resource).
+	res := widgetRes
+	res.Kind = "Widget"
+	d := listDecoder[T]{newObj: newObj, maxObject: fuzzMaxObject, res: "fuzz", kinds: newKindRule(reflect.TypeFor[T](), res, "fuzz", false)}
 	page, err := d.decode(bytes.NewReader(body), 10)
 	if err != nil {
 		var de *DecodeError
-		if !errors.As(err, &de) {
+		var ke *KindError
+		if !errors.As(err, &de) && !errors.As(err, &ke) {
 			t.Fatalf("untyped error %T: %v", err, err)
 		}
 		if page.Items != nil || page.ResourceVersion != "" || page.Continue != "" {
