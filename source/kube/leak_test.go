@@ -242,7 +242,8 @@ func TestObjectErrorNamesTheObject(t *testing.T) {
 // TestProtobufObjectErrorNamesTheObject: a protobuf list item that does
 // not decode is named from its metadata.
 func TestProtobufObjectErrorNamesTheObject(t *testing.T) {
-	meta := mustMarshal(t, &metav1.ObjectMeta{Name: "s1", Namespace: "ns", ResourceVersion: "7"})
+	meta := mustMarshal(t, &metav1.ObjectMeta{Name: "s1", Namespace: "ns", ResourceVersion: "7",
+		Annotations: map[string]string{"token": secretText + secretNumber}})
 	item := binary.AppendUvarint([]byte{0x0a}, uint64(len(meta)))
 	item = append(item, meta...)
 	item = append(item, 0x17) // field 2 with the invalid wire type 7
@@ -257,5 +258,8 @@ func TestProtobufObjectErrorNamesTheObject(t *testing.T) {
 	if !errors.As(err, &oe) || oe.Namespace != "ns" || oe.Name != "s1" || oe.ResourceVersion != "7" || !errors.Is(err, ErrMalformed) {
 		t.Fatalf("error %v", err)
 	}
-	t.Log(err)
+	c := newLeakCatcher()
+	c.onError(err)
+	c.logger.Warn("informer", "err", err)
+	c.check(t)
 }
