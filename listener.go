@@ -233,6 +233,12 @@ func (l *listener[T]) signal() {
 // markSynced sets the sync point at everything queued so far.
 func (l *listener[T]) markSynced() {
 	l.mu.Lock()
+	if l.removed {
+		// Removed before it synced (say, before Run): it never will, and
+		// its WaitForSync reports ErrStopped.
+		l.mu.Unlock()
+		return
+	}
 	l.target, l.targetOK = l.appended, true
 	l.checkSyncedLocked()
 	l.mu.Unlock()

@@ -68,3 +68,4 @@ func TestRelistReportsOnlyChanges(t *testing.T) {
 		}
 	})
 }
+
