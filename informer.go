@@ -12,6 +12,12 @@ import (
 // Options configures an Informer. The zero value means the documented
 // defaults.
 type Options[T Object] struct {
+	// Name identifies the informer in every log record (the "informer"
+	// attribute), so a program with ten informers can tell them apart; ""
+	// means the Source's String method's result when it has one
+	// (source/kube's and source/httpsrc's name their resource or URL),
+	// else nothing.
+	Name string
 	// KeyFunc computes an object's key; nil means MetaKey.
 	KeyFunc KeyFunc[T]
 	// Indexers are indexes of the cache, by name, in addition to
@@ -130,6 +136,13 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	}
 	if inf.log == nil {
 		inf.log = slog.Default()
+	}
+	name := opts.Name
+	if s, ok := any(src).(fmt.Stringer); ok && name == "" {
+		name = s.String()
+	}
+	if name != "" {
+		inf.log = inf.log.With("informer", name)
 	}
 	inf.ix = NewIndexer(IndexerOptions[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, NamespaceIndex: true})
 	inf.fifo = NewDeltaFIFO(DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: inf.ix})

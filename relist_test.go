@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -69,3 +70,31 @@ func TestRelistReportsOnlyChanges(t *testing.T) {
 	})
 }
 
+// Every log record names the informer: Options.Name, or the Source's
+// String.
+func TestLogsNameTheInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		src := memory.New[*item](memory.Options{})
+		src.FailLists(1, errors.New("boom"))
+		inf := informer.New(src, informer.Options[*item]{
+			Name:      "widgets in team-1",
+			Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
+			Reflector: informer.ReflectorOptions{Backoff: informer.Backoff{Initial: time.Second}},
+		})
+		stop := runInformer(t, inf)
+		defer stop()
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		out := logs.String()
+		if out == "" {
+			t.Fatal("no log record for a failed list")
+		}
+		for line := range strings.Lines(out) {
+			if !strings.Contains(line, `informer="widgets in team-1"`) {
+				t.Errorf("a record without the informer's name: %s", line)
+			}
+		}
+	})
+}

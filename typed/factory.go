@@ -264,7 +264,8 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 		Transform:    transform(!f.opts.KeepManagedFields, o.Transform),
 		ResyncPeriod: resync,
 		OnError:      onError,
-		Logger:       f.log.With("informer", e.name),
+		Logger:       f.log,
+		Name:         e.name,
 	})
 	e.syncer, e.run = inf, inf.Run
 	f.entries[key] = e
