@@ -299,6 +299,7 @@ func TestIntegrationPermanentErrors(t *testing.T) {
 		{"cluster-scoped in a namespace", cfg, Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
 		{"cluster-scoped CRDs in a namespace", cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
 		{"unknown resource", cfg, Resource{Version: "v1", Resource: "widgets"}, "", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
+		{"the singular", cfg, Resource{Version: "v1", Resource: "pod"}, "", []error{ErrNotFound, ErrResourceNotServed}, `did you mean "pods"?`},
 		{"unknown group", cfg, Resource{Group: "nope.example.com", Version: "v1", Resource: "widgets"}, "default", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
 		{"forbidden", unprivileged, configMapsRes, "default", []error{ErrForbidden}, "forbidden"},
 		{"unauthorized", &wrongToken, configMapsRes, "default", []error{ErrUnauthorized}, "401"},

@@ -35,6 +35,8 @@ func TestExplainNotFound(t *testing.T) {
 		{"cluster-scoped", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"widgets","namespaced":false,"kind":"Widget"}]}`, "ns", ErrClusterScoped, "is cluster-scoped"},
 		{"not listed", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"gadgets","namespaced":true,"kind":"Gadget"}]}`, "ns", ErrResourceNotServed, `"widgets" is not found on the server`},
 		{"no group", "", "", ErrResourceNotServed, "example.com/v1 is not found on the server"},
+		{"the singular", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"widgetz","singularName":"widgets","namespaced":true,"kind":"Widget"}]}`, "ns", ErrResourceNotServed, `did you mean "widgetz"?`},
+		{"the kind", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"things","singularName":"thing","namespaced":true,"kind":"Widgets"}]}`, "ns", ErrResourceNotServed, `did you mean "things"?`},
 		{"namespaced and listed", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"widgets","namespaced":true,"kind":"Widget"}]}`, "ns", nil, ""},
 		{"discovery is not JSON", `]`, "ns", nil, ""},
 	}
