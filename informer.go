@@ -98,7 +98,9 @@ type Informer[T Object] struct {
 	wg        *sync.WaitGroup
 	ctrl      chan struct{}
 
-	lastErr lastError // see LastError
+	lastErr  lastError     // see LastError
+	applied  applied       // see AppliedResourceVersion
+	progress chan struct{} // the reflector moved on without an event (a bookmark)
 
 	synced   chan struct{}
 	stopped  chan struct{}
@@ -128,11 +130,12 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		opts.BatchSize = 128
 	}
 	inf := &Informer[T]{
-		opts:    opts,
-		log:     opts.Logger,
-		ctrl:    make(chan struct{}, 1),
-		synced:  make(chan struct{}),
-		stopped: make(chan struct{}),
+		opts:     opts,
+		log:      opts.Logger,
+		ctrl:     make(chan struct{}, 1),
+		progress: make(chan struct{}, 1),
+		synced:   make(chan struct{}),
+		stopped:  make(chan struct{}),
 	}
 	if inf.log == nil {
 		inf.log = slog.Default()
@@ -307,9 +310,15 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 	defer rs.stop()
 	rs.plan(inf.snapshotListeners(), time.Now())
 	for {
+		// What the reflector had read before this take: once a take finds
+		// the queue empty, all of it is in the cache.
+		readRV := inf.refl.LastSyncResourceVersion()
 		batch, initial, err := inf.fifo.take(buf[:0], inf.opts.BatchSize)
 		if err != nil {
 			return
+		}
+		if len(batch) == 0 && inf.isSynced {
+			inf.applied.set(readRV)
 		}
 		if len(batch) > 0 {
 			inf.process(batch)
@@ -335,6 +344,7 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-inf.fifo.ready:
+		case <-inf.progress:
 		case <-fifoSynced:
 		case <-inf.ctrl:
 			inf.admit(ctx, rs)

@@ -14,7 +14,9 @@ import (
 	"time"
 )
 
-// Sink is what a Reflector writes into. *DeltaFIFO satisfies it.
+// Sink is what a Reflector writes into. *DeltaFIFO satisfies it. A sink
+// that also has a method Progress() is told when the reflector's version
+// moves on without an event to write (a bookmark).
 //
 // A relist arrives as BeginReplace, any number of ReplaceItems (one per
 // page), then EndReplace: the items are the complete state, and whatever the
@@ -471,6 +473,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			if v := newVersion(rv); !v.olderThan(last) {
 				last = v
 				r.setLastRV(rv)
+				if p, ok := r.sink.(interface{ Progress() }); ok {
+					p.Progress()
+				}
 			}
 		case EventInitialEventsEnd:
 			if !inInitial {

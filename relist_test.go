@@ -1,10 +1,13 @@
 package informer_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -97,4 +100,64 @@ func TestLogsNameTheInformer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// WaitForResourceVersion returns once the cache shows a write: the
+// read-your-writes a controller needs after it wrote.
+func TestWaitForResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "a", "v1"))
+		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := inf.AppliedResourceVersion(); got != src.ResourceVersion() {
+			t.Fatalf("applied %q after the sync, source at %q", got, src.ResourceVersion())
+		}
+		// A wait for a version not written yet blocks, event-driven, until it is.
+		next := fmt.Sprint(mustAtoi(t, src.ResourceVersion()) + 2)
+		waited := make(chan error, 1)
+		go func() { waited <- inf.WaitForResourceVersion(ctx, next) }()
+		src.Update(newItem("ns", "a", "v2"))
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			t.Fatalf("returned (%v) before version %s", err, next)
+		default:
+		}
+		src.Update(newItem("ns", "a", "v3"))
+		if err := <-waited; err != nil {
+			t.Fatal(err)
+		}
+		if it, _ := inf.Lister().Get("ns/a"); it.Data != "v3" {
+			t.Fatalf("after WaitForResourceVersion the lister shows %q", it.Data)
+		}
+		if err := inf.WaitForResourceVersion(ctx, "1"); err != nil {
+			t.Fatalf("an older version: %v", err)
+		}
+		tctx, tcancel := context.WithTimeout(ctx, time.Second)
+		defer tcancel()
+		if err := inf.WaitForResourceVersion(tctx, "1000"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a version never written: %v", err)
+		}
+		cancel()
+		<-done
+		if err := inf.WaitForResourceVersion(t.Context(), "1000"); !errors.Is(err, informer.ErrStopped) {
+			t.Fatalf("after Run returned: %v", err)
+		}
+	})
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
