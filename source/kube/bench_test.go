@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -296,7 +297,17 @@ func BenchmarkWatchDecode(b *testing.B) {
 			buf = pw.write(&body, buf, i, int64(i+1))
 			body.WriteString("}\n")
 		}
-		benchWatchJSON[*testpod.Pod](b, body.Bytes())
+		b.Run("kinds=unchecked", func(b *testing.B) { benchWatchJSON[*testpod.Pod](b, body.Bytes()) })
+		// What a Source does: each object's kind checked against Pod.
+		rule := newKindRule(reflect.TypeFor[*testpod.Pod](), Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, "pods", false)
+		newObj, _ := objectFactory[*testpod.Pod]()
+		b.Run("kinds=checked", func(b *testing.B) {
+			benchWatch(b, body.Bytes(), func() eventDecoder[*testpod.Pod] {
+				d := newWatchDecoder(bytes.NewReader(body.Bytes()), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+				d.kinds = rule
+				return d
+			})
+		})
 	})
 	b.Run("type=metadata/ct=json", func(b *testing.B) {
 		var body bytes.Buffer
