@@ -71,6 +71,35 @@ func (p pointer) find(data []byte) ([]byte, error) {
 	return data[v : v+end], nil
 }
 
+// findTail is find for a pointer whose value is likely the document's
+// last member (an NDJSON event's object): it returns the bytes from the
+// value's start to the document's closing brace without scanning the
+// value, and exact false. The caller decodes them, which checks them
+// whole, and calls find when that fails. Other pointers are found exactly.
+func (p pointer) findTail(data []byte) (raw []byte, exact bool, err error) {
+	if len(p) != 1 {
+		raw, err = p.find(data)
+		return raw, true, err
+	}
+	v := skipSpace(data, 0)
+	if v >= len(data) || data[v] != '{' {
+		return nil, true, nil
+	}
+	start, err := member(data, v, p[0])
+	if err != nil || start < 0 {
+		return nil, true, err
+	}
+	end := len(data)
+	for end > start && (data[end-1] == ' ' || data[end-1] == '\t' || data[end-1] == '\r' || data[end-1] == '\n') {
+		end--
+	}
+	if end <= start || data[end-1] != '}' {
+		raw, err = p.find(data)
+		return raw, true, err
+	}
+	return data[start : end-1], false, nil
+}
+
 func skipSpace(data []byte, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++

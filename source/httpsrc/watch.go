@@ -163,18 +163,29 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		}
 		name, _ := rawString(typ)
 		if bytes.EqualFold(name, []byte("ERROR")) { // a Kubernetes-shaped error Status
+			obj, _ := w.s.evObject.find(line)
 			code, _ := pointer{"code"}.find(obj)
 			c, _ := strconv.Atoi(scalarString(code))
 			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c)}
 		}
 		if bytes.EqualFold(name, []byte("BOOKMARK")) && rv == "" {
+			obj, _ := w.s.evObject.find(line)
 			v, _ := pointer{"metadata", "resourceVersion"}.find(obj)
 			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: scalarString(v)}, nil
 		}
+		obj, exact, _ := w.s.evObject.findTail(line)
 		if obj == nil && !strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
 			return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
 		}
-		return w.event(name, obj, rv, where)
+		ev, err := w.event(name, obj, rv, where)
+		if err != nil && !exact && errors.Is(err, informer.ErrBadEvent) {
+			// The guess at the object's end may have been wrong (it was
+			// not the last member): find it exactly and try again.
+			if obj, _ = w.s.evObject.find(line); obj != nil {
+				ev, err = w.event(name, obj, rv, where)
+			}
+		}
+		return ev, err
 	}
 }
 

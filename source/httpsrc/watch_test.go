@@ -137,3 +137,19 @@ func TestServerThatNeverAnswers(t *testing.T) {
 		t.Errorf("watch: %v", err)
 	}
 }
+
+func TestNDJSONObjectNotLast(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		io.WriteString(w, `{"object":{"metadata":{"name":"a"}},"type":"added","extra":{"x":"}"}}`+"\n"+`{"type":"added","object":{"metadata":{"name":"b"}} }`+"\n")
+	})
+	src, _ := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+	w, err := src.Watch(t.Context(), informer.WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(t, w)
+	if strings.Join(got, " ") != "ADDED:a@ ADDED:b@" || !errors.Is(err, io.EOF) {
+		t.Errorf("%v %v", got, err)
+	}
+}
