@@ -109,8 +109,10 @@ type Reflector[T Object] struct {
 	mu     sync.Mutex
 	lastRV string
 
-	noWatchList bool // the source refused a streaming list
-	progress    bool // a watch delivered events or ran a while since the last expiry
+	noWatchList bool      // the source refused a streaming list
+	failures    int       // consecutive source errors, for report
+	lastWarn    time.Time // when report last logged at Warn
+	progress    bool      // a watch delivered events or ran a while since the last expiry
 }
 
 // NewReflector returns a Reflector that reads src into sink.
@@ -198,6 +200,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 				err = r.list(ctx, listRV)
 				if err == nil {
 					b.reset()
+					r.failures = 0
 					state = stateWatch
 					continue
 				}
@@ -210,6 +213,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		}
 		if productive {
 			b.reset()
+			r.failures = 0
 		}
 		switch {
 		case err == nil:
@@ -251,8 +255,24 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// report logs and hands on an error. A source that keeps failing (a
+// server down for a while) is logged at Warn on its 1st, 2nd, 4th, 8th...
+// consecutive failure and at least once a minute, with the count, and at
+// Debug in between; OnError gets every one.
 func (r *Reflector[T]) report(err error) {
-	r.log.Warn("informer reflector", "err", err)
+	var se *SourceError
+	if errors.As(err, &se) {
+		r.failures++
+		now := time.Now()
+		if r.failures&(r.failures-1) != 0 && now.Sub(r.lastWarn) < time.Minute {
+			r.log.Debug("informer reflector", "err", err, "failures", r.failures)
+		} else {
+			r.log.Warn("informer reflector", "err", err, "failures", r.failures)
+			r.lastWarn = now
+		}
+	} else {
+		r.log.Warn("informer reflector", "err", err)
+	}
 	if r.opts.OnError != nil {
 		r.opts.OnError(err)
 	}

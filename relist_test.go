@@ -161,3 +161,30 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// A source that keeps failing is not logged at Warn at every retry.
+func TestRepeatedFailuresAreSummarised(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		src := memory.New[*item](memory.Options{})
+		src.FailLists(40, errors.New("connection refused"))
+		var reported int
+		inf := informer.New(src, informer.Options[*item]{
+			Logger:    slog.New(slog.NewTextHandler(&logs, nil)), // Info and above
+			OnError:   func(error) { reported++ },
+			Reflector: informer.ReflectorOptions{Backoff: informer.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
+		})
+		stop := runInformer(t, inf)
+		defer stop()
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		warns := strings.Count(logs.String(), "level=WARN")
+		if reported != 40 || warns >= 15 || warns < 6 {
+			t.Errorf("%d errors reported, %d logged at Warn: want all 40 reported, a handful logged", reported, warns)
+		}
+		if !strings.Contains(logs.String(), "failures=32") {
+			t.Errorf("the 32nd failure is not logged with its count:\n%s", logs.String())
+		}
+	})
+}
