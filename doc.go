@@ -63,5 +63,9 @@
 // *IndexError and *HandlerPanicError. An informer reports them to
 // Options.OnError and to its slog.Logger, and recovers by itself: invalid
 // objects are skipped, failed calls are retried with backoff, and an expired
-// resourceVersion leads to a relist.
+// resourceVersion leads to a relist. Retrying also covers errors only a
+// person can fix (a resource not installed yet, missing RBAC grants), so
+// they are kept visible: Informer.LastError returns the last error from the
+// Source, and a WaitForSync or WaitForCacheSync that ends with its context
+// returns the context's error joined with it.
 package informer
