@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -75,7 +76,10 @@ func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string
 			}},
 		},
 	}
-	r.must("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil)
+	// Already there (a test run with -count above 1) is fine.
+	if code, err := r.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil); err != nil && code != http.StatusConflict {
+		t.Fatal(err)
+	}
 	crds, err := New[*crd](cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"},
 		Options{FieldSelector: "metadata.name=" + plural + ".example.com"})
 	if err != nil {
