@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -340,5 +341,39 @@ func TestIntegrationPermanentErrors(t *testing.T) {
 				t.Errorf("LastError: %v", inf.LastError())
 			}
 		})
+	}
+}
+
+// TestIntegrationCRDAppearsLater: an informer over a resource whose CRD
+// does not exist yet says why it has not synced, goes on retrying, and
+// syncs once the CRD is created.
+func TestIntegrationCRDAppearsLater(t *testing.T) {
+	env := needKube(t)
+	cfg := kubeConfigFor(t, env, "informer-test")
+	r := newREST(t, cfg)
+	n := fmt.Sprintf("%d%d", time.Now().UnixNano()%1e6, nsCounter.Add(1)) // a new CRD each run
+	res := Resource{Group: "example.com", Version: "v1", Resource: "doodads" + n, Kind: "Doodad" + n}
+	src, err := New[*unstructured.Unstructured](cfg, res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := informer.New[*unstructured.Unstructured](src, informer.Options[*unstructured.Unstructured]{Logger: quietLogger, Reflector: fastReflector})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, time.Second)
+	defer wcancel()
+	if err := inf.WaitForSync(wctx); !errors.Is(err, ErrResourceNotServed) || !strings.Contains(err.Error(), "not found on the server") {
+		t.Fatalf("before the CRD: %v", err)
+	}
+	createCRD(t, cfg, r, "doodads"+n, "doodad"+n, "Doodad"+n)
+	sctx, scancel := context.WithTimeout(ctx, time.Minute)
+	defer scancel()
+	if err := inf.WaitForSync(sctx); err != nil {
+		t.Fatalf("after the CRD: %v", err)
+	}
+	if err := inf.LastError(); err != nil {
+		t.Errorf("LastError after the sync: %v", err)
 	}
 }
