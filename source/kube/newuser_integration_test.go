@@ -377,3 +377,43 @@ func TestIntegrationCRDAppearsLater(t *testing.T) {
 		t.Errorf("LastError after the sync: %v", err)
 	}
 }
+
+// TestIntegrationRBACGrantedLater: an informer whose user may not list
+// says so (403), keeps retrying, and syncs once a RoleBinding grants it.
+func TestIntegrationRBACGrantedLater(t *testing.T) {
+	env := needKube(t)
+	admin := kubeConfigFor(t, env, "informer-test")
+	r := newREST(t, admin)
+	ns := r.namespace("rbac")
+	src, err := New[*configMap](kubeConfigFor(t, env, "informer-test-unprivileged"), configMapsRes, Options{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger, Reflector: fastReflector})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, time.Second)
+	defer wcancel()
+	if err := inf.WaitForSync(wctx); !errors.Is(err, ErrForbidden) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("before the grant: %v", err)
+	}
+	r.must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/roles", map[string]any{
+		"metadata": map[string]any{"name": "read-configmaps"},
+		"rules":    []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "verbs": []string{"list", "watch"}}},
+	}, nil)
+	r.must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/rolebindings", map[string]any{
+		"metadata": map[string]any{"name": "read-configmaps"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "read-configmaps"},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "unprivileged"}},
+	}, nil)
+	sctx, scancel := context.WithTimeout(ctx, time.Minute)
+	defer scancel()
+	if err := inf.WaitForSync(sctx); err != nil {
+		t.Fatalf("after the grant: %v", err)
+	}
+	if err := inf.LastError(); err != nil {
+		t.Errorf("LastError after the sync: %v", err)
+	}
+}
