@@ -63,8 +63,8 @@ func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
 		}
 		ae.Hint = fmt.Sprintf("the resource %q is not found on the server in %s (discovery lists no such resource; a CRD not installed yet?)", s.res.Resource, s.groupVersion())
 		for _, r := range list.APIResources {
-			// "pod", "Pod": the singular or the kind instead of the plural.
-			if !strings.Contains(r.Name, "/") && (r.SingularName == s.res.Resource || strings.EqualFold(r.Kind, s.res.Resource)) {
+			// "pod", "Pod", "Pods": the singular, the kind, or another case.
+			if !strings.Contains(r.Name, "/") && (r.SingularName == s.res.Resource || strings.EqualFold(r.Kind, s.res.Resource) || strings.EqualFold(r.Name, s.res.Resource)) {
 				ae.Hint = fmt.Sprintf("the resource %q is not found on the server in %s: Resource is the plural name, did you mean %q?", s.res.Resource, s.groupVersion(), r.Name)
 				break
 			}

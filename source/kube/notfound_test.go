@@ -36,6 +36,7 @@ func TestExplainNotFound(t *testing.T) {
 		{"not listed", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"gadgets","namespaced":true,"kind":"Gadget"}]}`, "ns", ErrResourceNotServed, `"widgets" is not found on the server`},
 		{"no group", "", "", ErrResourceNotServed, "example.com/v1 is not found on the server"},
 		{"the singular", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"widgetz","singularName":"widgets","namespaced":true,"kind":"Widget"}]}`, "ns", ErrResourceNotServed, `did you mean "widgetz"?`},
+		{"another case", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"Widgets","singularName":"widgetx","namespaced":true,"kind":"Thing"}]}`, "ns", ErrResourceNotServed, `did you mean "Widgets"?`},
 		{"the kind", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"things","singularName":"thing","namespaced":true,"kind":"Widgets"}]}`, "ns", ErrResourceNotServed, `did you mean "things"?`},
 		{"namespaced and listed", `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[{"name":"widgets","namespaced":true,"kind":"Widget"}]}`, "ns", nil, ""},
 		{"discovery is not JSON", `]`, "ns", nil, ""},
