@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/informer-go/informer/internal/jsondec"
@@ -29,6 +30,19 @@ var (
 // discoveryTimeout bounds the discovery request that explains a 404.
 const discoveryTimeout = 10 * time.Second
 
+// discoveryTTL is how long a discovery answer explains later 404s, so
+// that a resource missing for long costs the server one request per list
+// retry, not two.
+const discoveryTTL = 30 * time.Second
+
+// discoveryCache keeps the last discovery answer of a Source.
+type discoveryCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	list *metav1.APIResourceList
+	code int
+}
+
 // explainNotFound adds to a 404 *APIError of a list or watch what the
 // server's discovery document of the resource's group/version says: that
 // the resource is cluster-scoped, or that it (or its group/version) is
@@ -41,7 +55,7 @@ func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
-	list, code, derr := s.discover(ctx)
+	list, code, derr := s.discoverCached(ctx)
 	switch {
 	case derr != nil:
 		return err // no explanation: the 404 as it is
@@ -88,6 +102,25 @@ func (s *Source[T]) discoveryPath() string {
 		return "/api/" + s.res.Version
 	}
 	return "/apis/" + s.res.Group + "/" + s.res.Version
+}
+
+// discoverCached is discover, answered from the cache for discoveryTTL.
+func (s *Source[T]) discoverCached(ctx context.Context) (*metav1.APIResourceList, int, error) {
+	c := &s.discovery
+	c.mu.Lock()
+	if !c.at.IsZero() && time.Since(c.at) < discoveryTTL {
+		list, code := c.list, c.code
+		c.mu.Unlock()
+		return list, code, nil
+	}
+	c.mu.Unlock()
+	list, code, err := s.discover(ctx)
+	if err == nil {
+		c.mu.Lock()
+		c.at, c.list, c.code = time.Now(), list, code
+		c.mu.Unlock()
+	}
+	return list, code, err
 }
 
 // discover GETs the group/version's APIResourceList; code is the HTTP

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/informer-go/informer"
@@ -80,5 +81,28 @@ func TestNewParsesSelectors(t *testing.T) {
 		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrInvalidConfig)) {
 			t.Errorf("%+v: %v", tt.opts, err)
 		}
+	}
+}
+
+// TestExplainNotFoundCachesDiscovery: repeated 404s (the reflector's
+// retries) cost one discovery request per discoveryTTL, not one each.
+func TestExplainNotFoundCachesDiscovery(t *testing.T) {
+	var discoveries atomic.Int32
+	h := func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/apis/example.com/v1" {
+			discoveries.Add(1)
+			serveJSON(200, `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[]}`)(w, r)
+			return
+		}
+		serveJSON(404, statusJSON(404, "NotFound", "the server could not find the requested resource"))(w, r)
+	}
+	src, _ := newTestSource(t, http.HandlerFunc(h), Options{})
+	for range 5 {
+		if _, err := src.List(t.Context(), informer.ListOptions{}); !errors.Is(err, ErrResourceNotServed) {
+			t.Fatalf("list: %v", err)
+		}
+	}
+	if n := discoveries.Load(); n != 1 {
+		t.Errorf("%d discovery requests for 5 lists, want 1", n)
 	}
 }

@@ -181,6 +181,7 @@ type Source[T informer.Object] struct {
 	kinds        *kindRule
 	base         string // the server's URL with its base path, for discovery
 	ownClient    bool   // the client was made by New (Options.HTTPClient nil)
+	discovery    discoveryCache
 }
 
 // New returns a Source for the resource res of the server that cfg
