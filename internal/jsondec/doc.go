@@ -42,7 +42,11 @@
 // The differences are in errors only. Syntax errors are *SyntaxError
 // (offset and what was expected; truncated input wraps ErrIncomplete),
 // not *json.SyntaxError. Type errors are *json.UnmarshalTypeError with the
-// Go type and the struct field path, as encoding/json's. encoding/json
+// Go type and the struct field path, as encoding/json's. Neither quotes
+// the input's values (decoded objects may be Secrets, and errors reach
+// logs): a type error's Value is only the JSON kind ("number", not
+// "number 300"), and a syntax error inside a string, number or literal
+// says where, not which byte. encoding/json
 // checks the whole input before decoding; Unmarshal checks as it decodes,
 // so on malformed input it may already have called UnmarshalJSON methods
 // and filled part of the target, and when the input has both a syntax
