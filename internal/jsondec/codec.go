@@ -375,7 +375,7 @@ func numberDec(d *decoder, p ptr) error {
 			return err
 		}
 		if !validNumber(s) {
-			return &json.UnmarshalTypeError{Value: "string " + string(d.data[start:d.off]), Type: numberType, Offset: int64(start)}
+			return &json.UnmarshalTypeError{Value: "string", Type: numberType, Offset: int64(start)}
 		}
 		*(*json.Number)(p) = json.Number(s)
 		return nil

@@ -110,11 +110,12 @@ func indirect(v reflect.Value, decodingNull bool) (json.Unmarshaler, encoding.Te
 func (d *decoder) literalStore(item []byte, v reflect.Value, fromQuoted bool) error {
 	off := d.off
 	if len(item) == 0 {
-		d.saveError(fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal %q into %v", item, v.Type()))
+		d.saveError(fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal an empty string into %v", v.Type()))
 		return nil
 	}
+	// Unlike encoding/json, the value is not quoted: errors reach logs.
 	invalid := func() error {
-		return fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal %q into %v", item, v.Type())
+		return fmt.Errorf("json: invalid use of ,string struct tag, trying to unmarshal a %d-byte value into %v at offset %d", len(item), v.Type(), off)
 	}
 	isNull := item[0] == 'n'
 	u, ut, pv := indirect(v, isNull)
@@ -192,7 +193,7 @@ func (d *decoder) literalStore(item []byte, v reflect.Value, fromQuoted bool) er
 		case reflect.String:
 			t := string(s)
 			if v.Type() == numberType && !validNumber(s) {
-				return fmt.Errorf("json: invalid number literal, trying to unmarshal %q into Number", item)
+				return fmt.Errorf("json: invalid number literal, trying to unmarshal a %d-byte string into Number", len(item))
 			}
 			v.SetString(t)
 		case reflect.Interface:
