@@ -124,7 +124,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 			}
 			item = -1
 		default:
-			if _, err := s.value(d.maxObject, fmt.Sprintf("the field %q", key)); err != nil {
+			if _, err := s.value(d.maxObject, fmt.Sprintf("the field %q", snippet([]byte(key)))); err != nil {
 				return page, fail(err)
 			}
 		}

@@ -168,7 +168,7 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 		}
 		return ev, d.endWithStatus(&st)
 	default:
-		return ev, fmt.Errorf("%w %q", informer.ErrUnknownEventType, typ)
+		return ev, fmt.Errorf("%w %q", informer.ErrUnknownEventType, snippet([]byte(typ)))
 	}
 	return ev, nil
 }

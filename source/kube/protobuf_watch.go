@@ -171,7 +171,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		}
 		return ev, d.endWithStatus(st)
 	default:
-		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, string(typ)))
+		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, snippet(typ)))
 	}
 	return ev, nil
 }
