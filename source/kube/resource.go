@@ -14,7 +14,8 @@ import (
 //	Resource{Group: "example.com", Version: "v1alpha1", Resource: "widgets"} → /apis/example.com/v1alpha1/.../widgets
 //
 // Resource is the plural, lower-case name that appears in URLs ("pods",
-// "configmaps"), not the Kind.
+// "configmaps"); Kind, optional, is the objects' Kind ("Pod"), which the
+// Source checks the server's answers against.
 type Resource struct {
 	// Group is the API group; "" is the core group, served under /api.
 	Group string
