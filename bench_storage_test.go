@@ -391,3 +391,34 @@ func (m mallocs) report(b *testing.B, perOp int) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.Mallocs-m.start)/float64(b.N)/float64(perOp), "allocs/object")
 }
+
+// BenchmarkNamespaceIndex compares the two ways to index by namespace on
+// an update that keeps the namespace: IndexerOptions.NamespaceIndex
+// (from the key, never calling into the object) and an IndexByNamespace
+// index function.
+func BenchmarkNamespaceIndex(b *testing.B) {
+	objs := benchObjs(benchObjects, 1)
+	updated := benchObjs(benchObjects, 2)
+	for _, tc := range []struct {
+		name string
+		opts informer.IndexerOptions[*cm]
+	}{
+		{"option", informer.IndexerOptions[*cm]{NamespaceIndex: true}},
+		{"indexfunc", informer.IndexerOptions[*cm]{Indexers: map[string]informer.IndexFunc[*cm]{informer.NamespaceIndex: informer.IndexByNamespace[*cm]()}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ix := informer.NewIndexer(tc.opts)
+			if err := ix.Replace(objs); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := ix.Update(updated[i%len(updated)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
