@@ -1,10 +1,14 @@
 package httpsrc_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,5 +155,53 @@ func TestNDJSONObjectNotLast(t *testing.T) {
 	got, err := drain(t, w)
 	if strings.Join(got, " ") != "ADDED:a@ ADDED:b@" || !errors.Is(err, io.EOF) {
 		t.Errorf("%v %v", got, err)
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: added\ndata: {\"metadata\":{\"name\":\"a\xff\xfe\"}}\n\nevent: add\xffed\ndata: {\"metadata\":{\"name\":\"b\"}}\n\n")
+	})
+	src, _ := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+	w, err := src.Watch(t.Context(), informer.WatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(t, w)
+	// As encoding/json does, invalid bytes in a string become U+FFFD; an
+	// invalid type name is an unknown type.
+	if strings.Join(got, " ") != "ADDED:a\uFFFD\uFFFD@ bad" || !errors.Is(err, io.EOF) {
+		t.Errorf("%q %v", got, err)
+	}
+}
+
+// A stream whose versions go backwards makes the reflector list again.
+func TestVersionsGoingBackwardsRelist(t *testing.T) {
+	var lists atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/items" {
+			n := lists.Add(1)
+			fmt.Fprintf(w, `{"metadata":{"resourceVersion":"%d"},"items":[{"metadata":{"name":"a","resourceVersion":"%d"}}]}`, 10*n, 10*n)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		if lists.Load() == 1 {
+			io.WriteString(w, `{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"15"}}}`+"\n")
+			io.WriteString(w, `{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"12"}}}`+"\n")
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	src, _ := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+	inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	go inf.Run(ctx)
+	if err := inf.WaitForResourceVersion(ctx, "20"); err != nil {
+		t.Fatalf("no relist after versions went backwards: %v (lists: %d)", err, lists.Load())
+	}
+	if it, _ := inf.Lister().Get("a"); it.ResourceVersion != "20" {
+		t.Errorf("cached %v", it)
 	}
 }
