@@ -49,6 +49,7 @@ groups=(
   '^BenchmarkFIFO$' 1s 10x
   '^BenchmarkWorkqueue$/^(AddGetDone|AddAfter)' 1s 100x
   '^BenchmarkWorkqueue$/^InformerToWorker' 12x 1x
+  '^BenchmarkHTTPSource$' 6x 1x
   '^BenchmarkHTTPPods$' 1x 1x
 )
 bt_col=1

@@ -8,6 +8,7 @@
 package inventory
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -246,12 +247,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 			return // its history is gone: the client must come back and be told
 		}
-		var batch []change
-		for _, c := range s.log {
-			if c.rv > since {
-				batch = append(batch, c)
-			}
-		}
+		// The history is in version order: start after since.
+		i, _ := slices.BinarySearchFunc(s.log, since+1, func(c change, v uint64) int {
+			return cmp.Compare(c.rv, v)
+		})
+		batch := slices.Clone(s.log[i:])
 		wait := s.changed
 		s.mu.Unlock()
 		for _, c := range batch {

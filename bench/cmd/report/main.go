@@ -195,7 +195,7 @@ func ratios(cg, ours samples) []row {
 // order lists benchmark names in a stable, readable order: by workload as
 // the report describes them, then by name.
 func order(ss ...samples) []string {
-	rank := map[string]int{"InitialSync": 0, "SteadyState": 1, "FanOut": 2, "BlockedHandler": 3, "Indexer": 4, "FIFO": 5, "Workqueue": 6, "HTTPPods": 7, "Footprint": 8}
+	rank := map[string]int{"InitialSync": 0, "SteadyState": 1, "FanOut": 2, "BlockedHandler": 3, "Indexer": 4, "FIFO": 5, "Workqueue": 6, "HTTPPods": 7, "HTTPSource": 8, "Footprint": 9}
 	seen := map[string]bool{}
 	var names []string
 	for _, s := range ss {
@@ -450,6 +450,7 @@ func writeReport(b *strings.Builder, e env, loads []float64, summary, footprint,
 	p("| `Workqueue/AddGetDone/workers=8` | one `Add` from the benchmark goroutine while 8 workers `Get` and `Done`; the timed section ends when `ShutDownWithDrain` has drained the queue | ns/op per Add, allocs/op, B/op |\n")
 	p("| `Workqueue/AddAfter/pending=100000` | one `AddAfter` (half new keys, half an earlier due time for a waiting key) with 100,000 keys already waiting an hour or more | ns/op, allocs/op, B/op |\n")
 	p("| `Workqueue/InformerToWorker/SteadyState` | the SteadyState workload (10,000 objects, 100,000 MODIFIED events) through an informer whose handler enqueues each object's key (ours: `workqueue.Enqueue`) to 2 workers that read the object from the cache and call `Done`; timed from the first event until every event was enqueued and the queue drained (duplicates coalesce, as in a controller) | per event: ns/event, allocs/event, B/event, events/s |\n")
+	p("| `HTTPSource/sse`, `HTTPSource/ndjson` | ours only (client-go has no such source): `source/httpsrc` over `internal/inventory` on loopback, 1,000 items synced; one op is 10,000 updates written to the service and streamed until `WaitForResourceVersion` sees the last applied; the service's encoding is in the time | events/s, ns/event, allocs/op, B/op |\n")
 	p("| `HTTPPods/json`, `HTTPPods/json-watchlist`, `HTTPPods/protobuf` | over HTTP, each side with its own Kubernetes client: a loopback `httptest` server (`workload.PodServer`) serves realistic pods (`workload.PodJSON`, 5.2 KiB of JSON, 2.6 KiB in protobuf: two containers with probes, env, resources and mounts; configMap, emptyDir and projected volumes; status with four conditions and two container statuses; managed fields) as a list in pages of 500 (`limit`/`continue`, resourceVersion) and a watch. ")
 	p("Per op, a fresh server and informer with one update handler: timed, the sync of 20,000 pods (from `Run`/`Start` until the cache holds the list), then 50,000 MODIFIED events (increasing resourceVersions, round-robin over the pods) on the open watch until the handler has seen them all. ")
 	p("Modes: `json`, JSON list then JSON watch, the server refusing streaming lists; `json-watchlist`, the server serving streaming lists (a watch with `sendInitialEvents=true`: an ADDED event per pod, then the bookmark marking the end of the initial events), which both sides use; `protobuf`, as `json` in `application/vnd.kubernetes.protobuf` (the list in its `runtime.Unknown` envelope, the watch in length-prefixed frames). ")
