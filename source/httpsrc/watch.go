@@ -155,7 +155,6 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		if err != nil {
 			return informer.Event[T]{}, badEvent(where, reason(err))
 		}
-		obj, _ := w.s.evObject.find(line)
 		rv := ""
 		if w.s.evVersion != nil {
 			v, _ := w.s.evVersion.find(line)
