@@ -2,85 +2,24 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/informer-go/informer/internal/apiserver"
 )
 
-// kubeEnv holds what the kube-apiserver start script printed
-// (KUBE_APISERVER_URL, KUBE_TOKEN, KUBECONFIG, ...); nil when the
-// integration tests are off.
-var kubeEnv map[string]string
+func TestMain(m *testing.M) { os.Exit(apiserver.Main(m)) }
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
-
-// runMain starts one kube-apiserver for the test binary when
-// KUBE_INTEGRATION=1, and stops it after the tests.
-func runMain(m *testing.M) int {
-	if os.Getenv("KUBE_INTEGRATION") != "1" {
-		return m.Run() // tests that need the server skip themselves
-	}
-	scripts, err := findScripts()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	start := exec.Command(filepath.Join(scripts, "start"))
-	// The watchdog stops the server even if this process dies without cleanup.
-	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
-	start.Stderr = os.Stderr
-	out, err := start.Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting kube-apiserver:", err)
-		return 1
-	}
-	kubeEnv = map[string]string{}
-	for line := range strings.Lines(strings.TrimSpace(string(out))) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
-			kubeEnv[k] = v
-		}
-	}
-	defer func() {
-		stop := exec.Command(filepath.Join(scripts, "stop"), kubeEnv["KUBE_APISERVER_DIR"])
-		stop.Stderr = os.Stderr
-		_ = stop.Run()
-	}()
-	return m.Run()
-}
-
-// findScripts walks up from the package directory to shared/kube-apiserver.
-func findScripts() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		p := filepath.Join(dir, "shared", "kube-apiserver")
-		if _, err := os.Stat(filepath.Join(p, "start")); err == nil {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no shared/kube-apiserver above the working directory")
-		}
-		dir = parent
-	}
-}
-
+// needKube skips t unless the integration tests are on (KUBE_INTEGRATION=1
+// and a server started by apiserver.Main), and returns what its start
+// script printed.
 func needKube(t *testing.T) map[string]string {
 	t.Helper()
-	if kubeEnv == nil {
-		t.Skip("set KUBE_INTEGRATION=1 to run against a real kube-apiserver")
-	}
-	return kubeEnv
+	return apiserver.Need(t)
 }
 
 // listNamespaces GETs /api/v1/namespaces with cfg's client and returns the

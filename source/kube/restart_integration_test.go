@@ -15,6 +15,8 @@ import (
 
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informer-go/informer/internal/apiserver"
 )
 
 // restartServer runs the restart script: kube-apiserver stops and comes
@@ -22,7 +24,7 @@ import (
 // anew at the current resourceVersion.
 func restartServer(t *testing.T, env map[string]string) {
 	t.Helper()
-	scripts, err := findScripts()
+	scripts, err := apiserver.Scripts()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+
+	"github.com/informer-go/informer/internal/apiserver"
 )
 
 // TestIntegrationWatchList runs a streaming list directly and through an
@@ -70,7 +72,7 @@ func TestIntegrationWatchList(t *testing.T) {
 // and an informer asking for one falls back to listing.
 func TestIntegrationWatchListDisabled(t *testing.T) {
 	needKube(t)
-	scripts, err := findScripts()
+	scripts, err := apiserver.Scripts()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,88 @@
+// Package apiserver starts a real kube-apiserver + etcd (from
+// shared/kube-apiserver beside the repository) for a test binary's
+// integration tests, gated on KUBE_INTEGRATION=1. It imports nothing of
+// this module, so source/kube's own tests use it too; internal/kubetest
+// adds a client on top.
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// env holds what the start script printed (KUBE_APISERVER_URL,
+// KUBE_TOKEN, KUBECONFIG, ...); nil when the integration tests are off.
+var env map[string]string
+
+// Main starts one kube-apiserver for the test binary when
+// KUBE_INTEGRATION=1, runs the tests and stops it. A watchdog stops the
+// server even if the binary dies without cleaning up.
+func Main(m *testing.M) int {
+	if os.Getenv("KUBE_INTEGRATION") != "1" {
+		return m.Run() // tests that need the server skip themselves
+	}
+	scripts, err := Scripts()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	start := exec.Command(filepath.Join(scripts, "start"))
+	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
+	start.Stderr = os.Stderr
+	out, err := start.Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting kube-apiserver:", err)
+		return 1
+	}
+	env = map[string]string{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			env[k] = v
+		}
+	}
+	defer func() {
+		stop := exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"])
+		stop.Stderr = os.Stderr
+		_ = stop.Run()
+	}()
+	return m.Run()
+}
+
+// Scripts walks up from the working directory to shared/kube-apiserver.
+func Scripts() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "shared", "kube-apiserver")
+		if _, err := os.Stat(filepath.Join(p, "start")); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no shared/kube-apiserver above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Env returns what the start script printed, nil when the integration
+// tests are off.
+func Env() map[string]string { return env }
+
+// Need skips t unless the integration tests are on, and returns what the
+// start script printed.
+func Need(t testing.TB) map[string]string {
+	t.Helper()
+	if env == nil {
+		t.Skip("set KUBE_INTEGRATION=1 to run against a real kube-apiserver")
+	}
+	return env
+}
