@@ -1,0 +1,101 @@
+package informer_test
+
+import (
+	"errors"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/memory"
+)
+
+// Adds after the initial list are not in the initial list.
+func TestAddsAfterTheListAreNotInitial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "first", "v1"))
+		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+		h := &recorder{}
+		reg, _ := inf.AddHandler(h, informer.HandlerOptions{})
+		stop := runInformer(t, inf)
+		defer stop()
+		if err := informer.WaitForCacheSync(t.Context(), inf, reg); err != nil {
+			t.Fatal(err)
+		}
+		src.Create(newItem("ns", "later", "v1"))
+		synctest.Wait()
+		recs := h.all()
+		if len(recs) != 2 || !recs[0].Initial || recs[1].Initial {
+			t.Errorf("calls %v: want the listed add initial and the later one not", recs)
+		}
+	})
+}
+
+// A relist after an expired version asks for the most recent state (""),
+// even when the first list accepted a cached one ("0").
+func TestRelistAfterExpiryAsksForTheLatest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 3)
+		src := spy(mem)
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{ListResourceVersion: "0"})
+		runReflector(t, r)
+		synctest.Wait()
+		mem.FailWatches(1, errors.New("down"))
+		mem.DropWatches(nil)
+		synctest.Wait()
+		mustDo(t, mem.Update(newItem("ns", "k1", "v2")))
+		mem.Compact()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		lists := src.listCalls()
+		if len(lists) != 2 || lists[0].opts.ResourceVersion != "0" || lists[1].opts.ResourceVersion != "" {
+			t.Fatalf("lists %+v: want the first at \"0\" and the relist at \"\"", lists)
+		}
+	})
+}
+
+// A Transform that fails on a delete does not keep the object: the
+// deletion is applied with the last cached state; and a delete of a key
+// the cache never admitted reaches no handler.
+func TestTransformFailingOnDeleteStillDeletes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "kept", "v1"))
+		src.Create(newItem("ns", "rejected", "v1"))
+		inf := informer.New(src, informer.Options[*item]{
+			Logger:  slog.New(slog.DiscardHandler),
+			OnError: func(error) {},
+			Transform: func(it *item) (*item, error) {
+				if it.Name == "rejected" || it.Data == "fail" {
+					return nil, errors.New("no")
+				}
+				return it, nil
+			},
+		})
+		h := &recorder{}
+		reg, _ := inf.AddHandler(h, informer.HandlerOptions{})
+		stop := runInformer(t, inf)
+		defer stop()
+		if err := informer.WaitForCacheSync(t.Context(), inf, reg); err != nil {
+			t.Fatal(err)
+		}
+		mustDo(t, src.Update(newItem("ns", "kept", "fail"))) // rejected: the cache keeps v1
+		mustDo(t, src.Delete("ns/kept"))                     // its transform fails too: still deleted
+		mustDo(t, src.Delete("ns/rejected"))                 // never admitted: no handler hears of it
+		synctest.Wait()
+		if _, ok := inf.Lister().Get("ns/kept"); ok {
+			t.Error("a deletion whose transform failed left the object in the cache")
+		}
+		var kinds []string
+		for _, r := range h.all() {
+			kinds = append(kinds, r.Kind+" "+r.Key+" "+r.Data)
+		}
+		if len(kinds) != 2 || kinds[0] != "add ns/kept v1" || kinds[1] != "delete ns/kept v1" {
+			t.Errorf("handler calls %v: want the add and the delete of kept (with its last cached state) only", kinds)
+		}
+	})
+}
