@@ -99,3 +99,35 @@ func TestTransformFailingOnDeleteStillDeletes(t *testing.T) {
 		}
 	})
 }
+
+// WaitForSync (informer and registration) wakes at the instant the sync
+// happens, not at the next tick of a poll.
+func TestWaitForSyncWakesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "a", "v1"))
+		src.FailLists(1, errors.New("not yet"))
+		const retry = 1234567 * time.Microsecond // an odd instant no poll would hit
+		inf := informer.New(src, informer.Options[*item]{
+			Logger:    slog.New(slog.DiscardHandler),
+			OnError:   func(error) {},
+			Reflector: informer.ReflectorOptions{Backoff: informer.Backoff{Initial: retry, Jitter: -1}},
+		})
+		reg, _ := inf.AddHandler(&recorder{}, informer.HandlerOptions{})
+		start := time.Now()
+		stop := runInformer(t, inf)
+		defer stop()
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != retry {
+			t.Errorf("informer synced after %v, want exactly the retry's %v", d, retry)
+		}
+		if err := reg.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != retry {
+			t.Errorf("registration synced after %v, want %v", d, retry)
+		}
+	})
+}
