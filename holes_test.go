@@ -1,6 +1,7 @@
 package informer_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"testing"
@@ -128,6 +129,40 @@ func TestWaitForSyncWakesAtOnce(t *testing.T) {
 		}
 		if d := time.Since(start); d != retry {
 			t.Errorf("registration synced after %v, want %v", d, retry)
+		}
+	})
+}
+
+// A handler added while the informer is shutting down has its Done closed
+// once Run returns, and is never called.
+func TestHandlerAddedWhileShuttingDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "a", "v1"))
+		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // Run is shutting down; the handler comes in meanwhile
+		h := &recorder{}
+		reg, err := inf.AddHandler(h, informer.HandlerOptions{})
+		<-done
+		if err != nil {
+			if !errors.Is(err, informer.ErrStopped) {
+				t.Fatal(err)
+			}
+			return // too late even to be registered: also fine
+		}
+		select {
+		case <-reg.Done():
+		default:
+			t.Fatal("Done of a handler added during the shutdown is not closed after Run returned")
+		}
+		if n := len(h.all()); n != 0 {
+			t.Errorf("%d calls after the shutdown began", n)
 		}
 	})
 }
