@@ -166,3 +166,36 @@ func TestHandlerAddedWhileShuttingDown(t *testing.T) {
 		}
 	})
 }
+
+// A watch event older than one the watch already delivered (though newer
+// than where the watch started) is out of order: the reflector lists again
+// instead of writing an older state over a newer one.
+func TestStaleEventInsideAWatchRelists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2) // versions 1 and 2
+		src := spy(mem)
+		var errs errList
+		sink := newSinkRec()
+		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{})
+		runReflector(t, r)
+		synctest.Wait()
+		mustDo(t, mem.Update(newItem("ns", "k0", "v2"))) // version 3
+		mustDo(t, mem.Update(newItem("ns", "k1", "v2"))) // version 4
+		synctest.Wait()
+		stale := newItem("ns", "k0", "stale")
+		stale.ResourceVersion = "3"
+		mem.InjectEvent(informer.Event[*item]{Type: informer.EventModified, Object: stale, ResourceVersion: "3"})
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := len(src.listCalls()); n != 2 {
+			t.Errorf("%d lists: want a relist after the out-of-order event", n)
+		}
+		if len(sourceErrs(errs.all(), "", informer.ErrOutOfOrder)) == 0 {
+			t.Errorf("errors %v: want one matching ErrOutOfOrder", errs.all())
+		}
+		if got, want := sink.data(), sourceState(mem); !equalMaps(got, want) {
+			t.Errorf("sink %v, source %v", got, want)
+		}
+	})
+}
