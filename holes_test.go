@@ -3,6 +3,7 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -196,6 +197,39 @@ func TestStaleEventInsideAWatchRelists(t *testing.T) {
 		}
 		if got, want := sink.data(), sourceState(mem); !equalMaps(got, want) {
 			t.Errorf("sink %v, source %v", got, want)
+		}
+	})
+}
+
+// When every watch expires at once (the history is compacted as fast as
+// the reflector lists), relists back off instead of looping. A good list
+// resets the backoff (the policy), so each expiry waits the
+// initial delay again: about one list a second, never a tight loop.
+func TestRepeatedExpiryWithoutProgressBacksOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2)
+		src := spy(mem)
+		n := 0
+		src.afterList = func(call int, p page, err error) (page, error) {
+			n++
+			mustDo(t, mem.Update(newItem("ns", "k0", fmt.Sprint("v", n))))
+			mem.Compact() // the list's version is gone before the watch starts
+			return p, err
+		}
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{})
+		runReflector(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		lists := src.listCalls()
+		if len(lists) < 3 || len(lists) > 75 {
+			t.Fatalf("%d lists in a minute of expiring watches: want a few, backing off", len(lists))
+		}
+		for i := 2; i < len(lists); i++ {
+			if gap := lists[i].at.Sub(lists[i-1].at); gap < 800*time.Millisecond {
+				t.Errorf("list %d came %v after the previous: no backoff", i+1, gap)
+			}
 		}
 	})
 }
