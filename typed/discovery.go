@@ -61,10 +61,12 @@ type GroupError struct {
 	Err          error
 }
 
+// Error names the group version and the failure.
 func (e *GroupError) Error() string {
 	return fmt.Sprintf("typed: discovery of %s: %v", e.GroupVersion, e.Err)
 }
 
+// Unwrap returns the failure.
 func (e *GroupError) Unwrap() error { return e.Err }
 
 // Discovery resolves resource names (plural, singular, short names such

@@ -39,6 +39,7 @@ type StatusError struct {
 	Expired bool
 }
 
+// Error names the request and the status, not the body.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("httpsrc: %s %s: %d %s", e.Op, e.Path, e.Code, http.StatusText(e.Code))
 }
@@ -63,6 +64,7 @@ type DecodeError struct {
 // Unwrap returns Err.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// Error names where the object was and why it failed, not its content.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("httpsrc: %s: %s: %s", e.Op, e.Where, e.Reason)
 }
