@@ -14,10 +14,11 @@ type decoder struct {
 	off   int // index of the next byte to read
 	depth int // open arrays and objects
 
-	saved      error // first type error; decoding goes on, as in encoding/json
-	errDepth   int   // depth+1 at which saved was recorded (for the field path)
-	pathStruct bool  // saved's innermost struct is named
-	fatalPath  bool  // a returned error's innermost struct is named
+	saved     error   // first type error; decoding goes on, as in encoding/json
+	errDepth  int     // depth+1 at which saved was recorded (for the field path)
+	savedPath errPath // saved's field path, gathered on the way out
+	fatalPath errPath // the field path of an error being returned
+	kube      bool    // UnmarshalKube: case-sensitive keys, integers as int64
 
 	scratch []byte          // unescaped strings
 	fold    []byte          // case-folded keys
@@ -36,19 +37,49 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
+	return unmarshal(data, rv, false)
+}
+
+// UnmarshalKube decodes the JSON value in data into v, which must be a
+// non-nil pointer, the way apimachinery decodes Kubernetes objects
+// (sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts, which client-go
+// uses for JSON): as Unmarshal, except that
+//
+//   - object keys match struct field names case-sensitively: a key that
+//     differs from every field name but in case is an unknown key and is
+//     skipped;
+//   - a number decoded into an empty interface (an any field, the values
+//     of a map[string]any or []any) is an int64 when it is an integer (no
+//     fraction, no exponent) that fits in an int64, and a float64
+//     otherwise.
+//
+// Errors are as Unmarshal's.
+func UnmarshalKube(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
+	return unmarshal(data, rv, true)
+}
+
+func unmarshal(data []byte, rv reflect.Value, kube bool) error {
 	c := rootCodec(rv.Type())
 	d := decoderPool.Get().(*decoder)
 	d.data = data
 	d.off = 0
 	d.depth = 0
+	d.kube = kube
 	d.saved = nil
-	d.fatalPath = false
+	d.savedPath.reset()
+	d.fatalPath.reset()
 	err := d.run(c, rv.UnsafePointer())
 	d.data = nil
 	d.saved = nil
 	if cap(d.scratch) > 1<<16 {
 		d.scratch = nil
 	}
+	d.savedPath.release()
+	d.fatalPath.release()
 	decoderPool.Put(d)
 	return err
 }
@@ -60,10 +91,14 @@ func (d *decoder) run(c *codec, p unsafe.Pointer) error {
 	}
 	d.off = i
 	if err := c.dec(d, p); err != nil {
+		d.fatalPath.set(err)
 		return err
 	}
 	if i := skipWS(d.data, d.off); i < len(d.data) {
 		return errChar(i, d.data[i], "after top-level value")
+	}
+	if d.saved != nil {
+		d.savedPath.set(d.saved)
 	}
 	return d.saved
 }
@@ -149,13 +184,15 @@ func (d *decoder) rawString() ([]byte, error) {
 // strict runs c in a mode where a type error is returned at once instead
 // of being saved, as a nested json.Unmarshal inside an UnmarshalJSON does.
 func (d *decoder) strict(c *codec, p unsafe.Pointer) error {
-	saved := d.saved
-	d.saved = nil
+	saved, errDepth, path := d.saved, d.errDepth, d.savedPath
+	d.saved, d.savedPath = nil, errPath{}
 	err := c.dec(d, p)
 	if err == nil && d.saved != nil {
+		// The saved error goes on as a returned one, with its path.
 		err = d.saved
+		d.fatalPath = d.savedPath
 	}
-	d.saved = saved
+	d.saved, d.errDepth, d.savedPath = saved, errDepth, path
 	return err
 }
 

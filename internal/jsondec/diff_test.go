@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // target makes a pair of fresh values to decode into: one for
@@ -31,17 +33,43 @@ func targetOf[T any](init func(*T)) target {
 	}
 }
 
-// compare decodes data with both decoders into tg's values. It reports
-// whether they agree: same error-ness, and DeepEqual values on success.
+// mode is a decoding mode of this package and the decoder it must agree
+// with.
+type mode struct {
+	name string
+	ref  func([]byte, any) error // the reference
+	ours func([]byte, any) error
+}
+
+// modes: Unmarshal against encoding/json, UnmarshalKube against
+// apimachinery's decoder (util/json.Unmarshal, which is sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts).
+var modes = []mode{
+	{"Unmarshal", json.Unmarshal, Unmarshal},
+	{"UnmarshalKube", utiljson.Unmarshal, UnmarshalKube},
+}
+
+// compare decodes data in every mode into tg's values. It reports whether
+// each mode agrees with its reference: same error-ness, and DeepEqual
+// values on success.
 func compare(tg target, data []byte) (ok bool, detail string) {
+	for _, m := range modes {
+		if ok, detail := compareMode(m, tg, data); !ok {
+			return false, m.name + ": " + detail
+		}
+	}
+	return true, ""
+}
+
+func compareMode(m mode, tg target, data []byte) (ok bool, detail string) {
 	a, b := tg.make()
-	errA := json.Unmarshal(data, a)
-	errB := Unmarshal(data, b)
+	errA := m.ref(data, a)
+	errB := m.ours(data, b)
 	if (errA == nil) != (errB == nil) {
-		return false, fmt.Sprintf("error mismatch: encoding/json %v, jsondec %v", errA, errB)
+		return false, fmt.Sprintf("error mismatch: reference %v, jsondec %v", errA, errB)
 	}
 	if errA == nil && !deepEqual(a, b) {
-		return false, fmt.Sprintf("value mismatch:\nencoding/json %s\njsondec       %s", dump(a), dump(b))
+		return false, fmt.Sprintf("value mismatch:\nreference %s\njsondec   %s", dump(a), dump(b))
 	}
 	return true, ""
 }
@@ -55,8 +83,10 @@ func deepEqual(a, b any) bool {
 	return sa == sb && strings.Contains(sa, "NaN")
 }
 
+// dump formats v with the dynamic types of interface values (an int64 and
+// a float64 of the same value differ).
 func dump(v any) string {
-	s := fmt.Sprintf("%+v", reflect.ValueOf(v).Elem().Interface())
+	s := fmt.Sprintf("%#v", reflect.ValueOf(v).Elem().Interface())
 	if len(s) > 2000 {
 		s = s[:2000] + "…"
 	}

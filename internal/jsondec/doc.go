@@ -1,16 +1,39 @@
 // Package jsondec decodes JSON into Go values with the semantics of
-// encoding/json.Unmarshal, several times faster. It exists for the
-// Kubernetes source, which decodes every list item and watch event and was
-// bound by encoding/json; ValueEnd finds where such a value ends in a
-// buffered stream, and Unmarshal decodes exactly that slice.
+// encoding/json.Unmarshal, or of apimachinery's decoding of Kubernetes
+// objects, several times faster. It exists for the Kubernetes source,
+// which decodes every list item and watch event and was bound by
+// encoding/json; ValueEnd finds where such a value ends in a buffered
+// stream, and Unmarshal or UnmarshalKube decodes exactly that slice.
+//
+// # Two modes
+//
+// Unmarshal is encoding/json.Unmarshal. UnmarshalKube is what client-go
+// does with JSON: apimachinery decodes with sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts, which differs in two ways: object
+// keys match struct field names case-sensitively (a key that matches only
+// ignoring case is unknown, and skipped), and a number decoded into an
+// empty interface is an int64 when it is an integer that fits (a float64
+// otherwise), so that a custom resource's map[string]any or an
+// unstructured object holds the same values as under client-go.
+// (unstructured.Unstructured decodes itself through its UnmarshalJSON, so
+// it is the same in both modes.) Where each is used:
+//
+//   - source/kube decodes what the API server sends (list items, watch
+//     events, list metadata, Status, discovery) with UnmarshalKube;
+//   - source/httpsrc decodes the objects of services that are not
+//     Kubernetes with Unmarshal, encoding/json's semantics being what a
+//     Go program expects of an arbitrary JSON service.
 //
 // # Semantics
 //
 // For any input, Unmarshal fails exactly when encoding/json.Unmarshal
 // fails, and on success it leaves the target in the same state
 // (reflect.DeepEqual), whether the target starts zero or already holds
-// data. This is checked by differential tests and fuzzing against
-// encoding/json on many types, Kubernetes ones included. What is kept:
+// data; UnmarshalKube does the same against sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts. This is checked by differential
+// tests and fuzzing of both modes on many types, Kubernetes ones
+// included. What is kept (for Unmarshal; UnmarshalKube differs only as
+// said above):
 //
 //   - struct fields by encoding/json's rules (ported typeFields): tags,
 //     "-", omitempty (ignored when decoding), ",string" on bools, numbers
@@ -42,7 +65,11 @@
 // The differences are in errors only. Syntax errors are *SyntaxError
 // (offset and what was expected; truncated input wraps ErrIncomplete),
 // not *json.SyntaxError. Type errors are *json.UnmarshalTypeError with the
-// Go type and the struct field path, as encoding/json's. Neither quotes
+// Go type and the struct field path, as encoding/json's (Struct the
+// innermost struct, Field the path from the root, with the names of the
+// embedded structs a promoted field comes through); the path is gathered
+// on the way out and built once, so an error deep in a recursive type
+// costs allocation linear in its depth. Neither quotes
 // the input's values (decoded objects may be Secrets, and errors reach
 // logs): a type error's Value is only the JSON kind ("number", not
 // "number 300"), and a syntax error inside a string, number or literal

@@ -72,7 +72,7 @@ func quoteChar(c byte) string {
 // saveTypeError records the first type mismatch (a JSON value that cannot
 // be stored in a Go type). Decoding goes on, as encoding/json does; the
 // error is returned at the end. Struct decoders add the field path on the
-// way out (see addPath).
+// way out (see errPath).
 func (d *decoder) saveTypeError(what string, t reflect.Type, off int) {
 	if d.saved != nil {
 		return
@@ -81,7 +81,6 @@ func (d *decoder) saveTypeError(what string, t reflect.Type, off int) {
 	what, _, _ = strings.Cut(what, " ")
 	d.saved = &json.UnmarshalTypeError{Value: what, Type: t, Offset: int64(off)}
 	d.errDepth = d.depth + 1
-	d.pathStruct = false
 }
 
 // saveError records err as the first error if there is none yet.
@@ -89,30 +88,69 @@ func (d *decoder) saveError(err error) {
 	if d.saved == nil {
 		d.saved = err
 		d.errDepth = d.depth + 1
-		d.pathStruct = false
 	}
 }
 
-// addPath prepends a struct field name to the path of a type error, the
-// way encoding/json reports "Go struct field Pod.spec.containers.name":
-// Struct is the innermost struct type, Field the path from the root.
-// started tells whether an inner struct already named itself.
-func addPath(err error, st reflect.Type, name string, started *bool) {
+// errPath is the struct field path of an error, as encoding/json reports
+// it ("Go struct field Pod.spec.containers.name"). Struct decoders add
+// their field's name on the way out, innermost first, and the path is put
+// into the error once, when the error leaves the decoder: an error deep
+// in a recursive type costs one append per level, not a path rebuilt at
+// each (which was quadratic).
+type errPath struct {
+	names []string     // innermost first
+	st    reflect.Type // the innermost struct, which names itself
+}
+
+// add notes that the error happened in the field name of a struct of
+// type st (name is the field's path from st: "Inner.A" for a field A
+// promoted from an embedded Inner, as encoding/json says).
+func (e *errPath) add(st reflect.Type, name string) {
+	if len(e.names) == 0 {
+		e.st = st
+	}
+	e.names = append(e.names, name)
+}
+
+// set writes the path into err if it is a *json.UnmarshalTypeError:
+// Struct is the innermost struct type's name, Field the path from the
+// root followed by the field the error already named, if any.
+func (e *errPath) set(err error) {
 	te, ok := err.(*json.UnmarshalTypeError)
-	if !ok {
+	if !ok || len(e.names) == 0 {
 		return
 	}
-	if !*started {
-		*started = true
-		te.Struct = st.Name()
-		if te.Field != "" {
-			te.Field = name + "." + te.Field
-		} else {
-			te.Field = name
+	n := len(te.Field) + len(e.names)
+	for _, s := range e.names {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := len(e.names) - 1; i >= 0; i-- {
+		b.WriteString(e.names[i])
+		if i > 0 {
+			b.WriteByte('.')
 		}
-		return
 	}
-	te.Field = name + "." + te.Field
+	if te.Field != "" {
+		b.WriteByte('.')
+		b.WriteString(te.Field)
+	}
+	te.Struct = e.st.Name()
+	te.Field = b.String()
+}
+
+func (e *errPath) reset() {
+	e.names = e.names[:0]
+	e.st = nil
+}
+
+// release resets e and drops a long slice of names rather than pool it.
+func (e *errPath) release() {
+	if cap(e.names) > 256 {
+		e.names = nil
+	}
+	e.reset()
 }
 
 // jsonKind names the JSON value starting with c for a type error.

@@ -28,10 +28,14 @@ var fuzzTargets = []target{
 	targetOf[metav1.Status](nil),
 	targetOf[unstructured.Unstructured](nil),
 	targetType(dupTags),
+	targetOf[crdObject](nil),
+	targetOf[recNode](nil),
+	targetOf[pathHolder](nil),
 }
 
 // fuzzSeeds are the inputs both fuzz targets start from: the pod (whole
-// and cut down), its variants, and every input of the semantic tables.
+// and cut down), its variants, every input of the semantic tables and
+// the inputs that tell the two modes apart or have type errors.
 func fuzzSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
 	pod := podJSON(f)
@@ -45,12 +49,17 @@ func fuzzSeeds(f *testing.F) [][]byte {
 			}
 		}
 	}
+	for _, s := range append(kubeModeInputs, typeErrorPaths...) {
+		seeds = append(seeds, []byte(s))
+	}
 	return seeds
 }
 
-// FuzzUnmarshal checks Unmarshal against encoding/json.Unmarshal: same
-// error-ness, and equal values when both succeed, decoding into the
-// target type chosen by which. It also checks that Unmarshal never panics.
+// FuzzUnmarshal checks Unmarshal against encoding/json.Unmarshal, and
+// UnmarshalKube against apimachinery's decoder (sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts): same error-ness, and equal values
+// when both succeed, decoding into the target type chosen by which. It
+// also checks that neither ever panics.
 func FuzzUnmarshal(f *testing.F) {
 	for i, s := range fuzzSeeds(f) {
 		f.Add(uint8(i), s)

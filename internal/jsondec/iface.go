@@ -60,7 +60,8 @@ func plainIfaceDec(d *decoder, v reflect.Value) error {
 }
 
 // any decodes the value at d.off into a map[string]any, []any, string,
-// float64, bool or nil, as encoding/json does for an empty interface.
+// float64 (or int64, see anyNumber), bool or nil, as encoding/json does
+// for an empty interface.
 func (d *decoder) any() (any, error) {
 	data := d.data
 	switch c := data[d.off]; c {
@@ -162,13 +163,26 @@ func (d *decoder) any() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, ok := parseFloat(item, isInt, 64)
-		if !ok {
-			d.saveTypeError("number "+string(item), float64Type, start)
-			return nil, nil
-		}
-		return f, nil
+		return d.anyNumber(item, isInt, start), nil
 	}
+}
+
+// anyNumber converts the number item (at offset off) for an empty
+// interface: a float64, or for UnmarshalKube an int64 when item is an
+// integer that fits, as apimachinery does. Out of float64's range it is
+// nil and a type error is saved, as in encoding/json.
+func (d *decoder) anyNumber(item []byte, isInt bool, off int) any {
+	if d.kube && isInt {
+		if n, ok := parseInt(item, true); ok {
+			return n
+		}
+	}
+	f, ok := parseFloat(item, isInt, 64)
+	if !ok {
+		d.saveTypeError("number "+string(item), float64Type, off)
+		return nil
+	}
+	return f
 }
 
 // colon consumes white space, a ':' and white space, and checks that a

@@ -3,6 +3,7 @@ package jsondec
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -117,5 +118,72 @@ func TestKubeFields(t *testing.T) {
 		`{"mt":"2026-11-02T10:04:31.123456Z"}`, `{"mt":"bad"}`, `{"d":"5s"}`, `{"d":"x"}`,
 	} {
 		checkDiff(t, tg, in)
+	}
+}
+
+// crdObject is shaped like a custom resource's Go type: free-form parts
+// are any, map[string]any or []any, where apimachinery keeps integers as
+// int64.
+type crdObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              crdSpec        `json:"spec"`
+	Status            map[string]any `json:"status,omitempty"`
+}
+
+type crdSpec struct {
+	Replicas *int32         `json:"replicas,omitempty"`
+	Config   any            `json:"config,omitempty"`
+	Values   []any          `json:"values,omitempty"`
+	Params   map[string]any `json:"params,omitempty"`
+	Ratio    float64        `json:"ratio,omitempty"`
+	Quoted   int64          `json:"quoted,omitempty,string"`
+}
+
+// kubeModeInputs exercise what differs between the modes: integers in
+// interfaces at the edges of int64, and keys that match only ignoring case.
+var kubeModeInputs = []string{
+	`{"spec":{"config":1,"values":[1,-2,0,-0,1.0,1e2,1E+2,2.5,-0.0],"params":{"a":9223372036854775807,"b":-9223372036854775808,"c":9223372036854775808,"d":-9223372036854775809,"e":1e400}}}`,
+	`{"spec":{"config":{"nested":[{"n":12345678901234567890}]},"ratio":3}}`,
+	`{"spec":{"Replicas":3,"REPLICAS":4,"replicas":5},"Status":{"x":1}}`,
+	`{"spec":{"replicas":5,"Replicas":3},"status":{"x":1},"Status":{"y":2}}`,
+	`{"Spec":{"replicas":3},"METADATA":{"name":"x"},"metadata":{"Name":"y","labels":{"A":"b"}}}`,
+	`{"apiversion":"v1","Kind":"X","apiVersion":"v2"}`,
+	`{"spec":{"quoted":"12"}}`, `{"spec":{"Quoted":"12"}}`, `{"spec":{"quoted":12}}`,
+	`{"status":{"a":[1,{"b":2}],"c":"3","d":true,"e":null}}`,
+	`{"spec":{"config":1e400,"replicas":"x"}}`,
+}
+
+func TestKubeMode(t *testing.T) {
+	targets := append([]target{targetOf[crdObject](nil), targetOf[kubeFields](nil), targetOf[basic](nil), targetOf[tagged](nil), targetOf[embedded](nil)}, kubeTargets...)
+	for _, in := range kubeModeInputs {
+		for _, tg := range targets {
+			checkDiff(t, tg, in)
+		}
+	}
+}
+
+// TestUnmarshalKube states what UnmarshalKube does, apart from agreeing
+// with apimachinery (which TestKubeMode checks).
+func TestUnmarshalKube(t *testing.T) {
+	var o crdObject
+	in := `{"metadata":{"name":"a","Namespace":"ignored"},"Spec":{"ratio":1},"spec":{"config":7,"values":[1,2.5,1e2,9223372036854775808],"ratio":2},"status":{"n":-3}}`
+	if err := UnmarshalKube([]byte(in), &o); err != nil {
+		t.Fatal(err)
+	}
+	want := crdObject{
+		ObjectMeta: metav1.ObjectMeta{Name: "a"},
+		Spec:       crdSpec{Config: int64(7), Values: []any{int64(1), 2.5, 100.0, 9223372036854775808.0}, Ratio: 2},
+		Status:     map[string]any{"n": int64(-3)},
+	}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("UnmarshalKube = %#v\nwant %#v", o, want)
+	}
+	var p crdObject
+	if err := Unmarshal([]byte(in), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Namespace != "ignored" || p.Spec.Config != 7.0 || p.Status["n"] != -3.0 {
+		t.Errorf("Unmarshal = %#v, want encoding/json's case-insensitive keys and float64", p)
 	}
 }

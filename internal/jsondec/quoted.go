@@ -219,8 +219,10 @@ func (d *decoder) literalStore(item []byte, v reflect.Value, fromQuoted bool) er
 			}
 			d.saveTypeError("number", v.Type(), off)
 		case reflect.Interface:
-			n, err := strconv.ParseFloat(s, 64)
-			if err != nil {
+			var n any
+			if i, err := strconv.ParseInt(s, 10, 64); d.kube && err == nil {
+				n = i // UnmarshalKube keeps integers (see anyNumber)
+			} else if n, err = strconv.ParseFloat(s, 64); err != nil {
 				d.saveTypeError("number "+s, float64Type, off)
 				break
 			}

@@ -12,6 +12,7 @@ import (
 // field is a compiled struct field.
 type field struct {
 	name   string
+	path   string // name, after the Go names of the embedded structs it is promoted from
 	folded []byte
 	offset uintptr // from the innermost struct of the path
 	embeds []embedStep
@@ -81,6 +82,9 @@ func (b *builder) structDec(t reflect.Type) decFunc {
 				st = st.Elem()
 			}
 			sf := st.Field(ix)
+			if k < len(f.index)-1 {
+				cf.path += sf.Name + "."
+			}
 			if k < len(f.index)-1 && sf.Type.Kind() == reflect.Pointer {
 				cf.embeds = append(cf.embeds, embedStep{
 					offset:   cf.offset + sf.Offset,
@@ -93,6 +97,7 @@ func (b *builder) structDec(t reflect.Type) decFunc {
 			}
 			st = sf.Type
 		}
+		cf.path += f.name
 		switch {
 		case f.quoted:
 			cf.codec = &codec{typ: f.typ, dec: quotedDec(f.typ)}
@@ -166,8 +171,9 @@ func (s *structCodec) buildTable() {
 	}
 }
 
-// lookup finds the field for key: exact name first, then the first field
-// (in struct order) whose name equals key under case folding.
+// lookup finds the field for key: exact name first, then (except for
+// UnmarshalKube) the first field, in struct order, whose name equals key
+// under case folding.
 func (s *structCodec) lookup(d *decoder, key []byte) *field {
 	if s.slots != nil {
 		e := &s.slots[(keyHash(key)*s.mul)>>s.shift]
@@ -186,8 +192,8 @@ func (s *structCodec) lookup(d *decoder, key []byte) *field {
 	} else if i, ok := s.byName[string(key)]; ok {
 		return &s.fields[i]
 	}
-	if len(s.fields) == 0 {
-		return nil
+	if len(s.fields) == 0 || d.kube {
+		return nil // UnmarshalKube matches names case-sensitively
 	}
 	d.fold = appendFolded(d.fold[:0], key)
 	for i := range s.fields {
@@ -275,9 +281,9 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 			}
 			err = f.codec.dec(d, unsafe.Add(fp, f.offset))
 			if err != nil {
-				addPath(err, s.typ, f.name, &d.fatalPath)
+				d.fatalPath.add(s.typ, f.path)
 			} else if d.saved != nil && d.errDepth > depth {
-				addPath(d.saved, s.typ, f.name, &d.pathStruct)
+				d.savedPath.add(s.typ, f.path)
 				d.errDepth = depth
 			}
 		}

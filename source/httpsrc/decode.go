@@ -23,7 +23,9 @@ func newDecoder[T informer.Object]() (decoder[T], error) {
 	return decoder[T]{elem: t.Elem()}, nil
 }
 
-// decode decodes raw into a new T. Its error never quotes raw.
+// decode decodes raw into a new T with encoding/json's semantics
+// (jsondec.Unmarshal, not the Kubernetes UnmarshalKube: the service is not
+// Kubernetes). Its error never quotes raw.
 func (d decoder[T]) decode(raw []byte) (T, error) {
 	obj := reflect.New(d.elem).Interface().(T)
 	if err := jsondec.Unmarshal(raw, obj); err != nil {

@@ -12,7 +12,10 @@
 // T is any pointer type that satisfies informer.Object (a struct embedding
 // metav1.ObjectMeta under "metadata" is the easy way); objects are decoded
 // straight into it by the JSON decoder of source/kube, with
-// encoding/json's semantics.
+// encoding/json's semantics, since the service is not Kubernetes: keys
+// match field names ignoring case, and a number in an interface value
+// (an any field, a map[string]any) is a float64. (source/kube decodes as
+// apimachinery does: case-sensitive keys, integers as int64.)
 //
 // # List
 //

@@ -55,7 +55,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 				return page, fail(err)
 			}
 			var m listMeta
-			if err := jsondec.Unmarshal(v, &m); err != nil {
+			if err := jsondec.UnmarshalKube(v, &m); err != nil {
 				return page, fail(fmt.Errorf("the list's metadata: %w", err))
 			}
 			page.ResourceVersion, page.Continue = m.ResourceVersion, m.Continue
@@ -117,7 +117,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 					v = withTypeMeta(v, fillVersion, fillKind)
 				}
 				obj := d.newObj()
-				if err := jsondec.Unmarshal(v, obj); err != nil {
+				if err := jsondec.UnmarshalKube(v, obj); err != nil {
 					return page, fail(objectError(v, obj, err))
 				}
 				page.Items = append(page.Items, obj)

@@ -13,7 +13,7 @@ import (
 // whole values: it finds where a value ends (jsondec.ValueEnd, which also
 // checks its syntax), reading more of the body while the value is
 // incomplete, and returns the value's bytes, which the caller decodes in
-// one call (jsondec.Unmarshal). Only the value being read, and what the
+// one call (jsondec.UnmarshalKube). Only the value being read, and what the
 // last read brought beyond it, is buffered: never a whole list.
 //
 // A jsonStream over a complete value in memory (newValueStream) walks the

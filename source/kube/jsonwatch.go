@@ -142,7 +142,7 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 			objectVal = withTypeMeta(objectVal, apiVersion, kind)
 		}
 		obj := d.newObj()
-		if err := jsondec.Unmarshal(objectVal, obj); err != nil {
+		if err := jsondec.UnmarshalKube(objectVal, obj); err != nil {
 			return ev, fmt.Errorf("the %s event's object: %w", typ, objectError(objectVal, obj, err))
 		}
 		if err := d.kinds.checkObject(obj); err != nil {
@@ -153,7 +153,7 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 	switch typ {
 	case "BOOKMARK":
 		var b bookmarkObject
-		if err := jsondec.Unmarshal(objectVal, &b); err != nil {
+		if err := jsondec.UnmarshalKube(objectVal, &b); err != nil {
 			return ev, fmt.Errorf("the BOOKMARK event's object: %w", err)
 		}
 		ev.Type = informer.EventBookmark
@@ -163,7 +163,7 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 		ev.ResourceVersion = b.Metadata.ResourceVersion
 	case "ERROR":
 		var st metav1.Status
-		if err := jsondec.Unmarshal(objectVal, &st); err != nil {
+		if err := jsondec.UnmarshalKube(objectVal, &st); err != nil {
 			return ev, d.fail(fmt.Errorf("the ERROR event's object is not a Status: %w", err), nil)
 		}
 		return ev, d.endWithStatus(&st)

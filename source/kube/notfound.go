@@ -155,7 +155,7 @@ func (s *Source[T]) discover(ctx context.Context) (*metav1.APIResourceList, int,
 		return nil, 0, err
 	}
 	var list metav1.APIResourceList
-	if err := jsondec.Unmarshal(data, &list); err != nil {
+	if err := jsondec.UnmarshalKube(data, &list); err != nil {
 		return nil, 0, err
 	}
 	return &list, http.StatusOK, nil

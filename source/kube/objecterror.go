@@ -80,7 +80,7 @@ type objectName struct {
 func objectError(v []byte, obj any, err error) error {
 	e := &ObjectError{Type: fmt.Sprintf("%T", obj), Offset: -1}
 	var n objectName
-	if jsondec.Unmarshal(v, &n) == nil || n.Metadata.Name != "" {
+	if jsondec.UnmarshalKube(v, &n) == nil || n.Metadata.Name != "" {
 		e.Namespace, e.Name, e.ResourceVersion = n.Metadata.Namespace, n.Metadata.Name, n.Metadata.ResourceVersion
 	}
 	var (
