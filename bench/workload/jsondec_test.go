@@ -8,6 +8,7 @@ import (
 
 	"github.com/informer-go/informer/internal/jsondec"
 	corev1 "k8s.io/api/core/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // jsondecPod is PodJSON with its placeholders filled in.
@@ -45,8 +46,10 @@ func jsondecPodVariants() []string {
 }
 
 // TestJSONDecCorev1Pod decodes the pod and its variants into corev1.Pod
-// with encoding/json and with internal/jsondec and compares: the same
-// error-ness, and reflect.DeepEqual pods when both succeed.
+// with encoding/json and with internal/jsondec's Unmarshal, and with
+// apimachinery's util/json (client-go's decoding) and UnmarshalKube, and
+// compares: the same error-ness, and reflect.DeepEqual pods when both
+// succeed.
 func TestJSONDecCorev1Pod(t *testing.T) {
 	seen := map[string]int{}
 	for i, in := range jsondecPodVariants() {
@@ -56,15 +59,23 @@ func TestJSONDecCorev1Pod(t *testing.T) {
 		seen[in] = i
 	}
 	for i, in := range jsondecPodVariants() {
-		var a, b corev1.Pod
-		errA := json.Unmarshal([]byte(in), &a)
-		errB := jsondec.Unmarshal([]byte(in), &b)
-		if (errA == nil) != (errB == nil) {
-			t.Errorf("variant %d: encoding/json: %v, jsondec: %v", i, errA, errB)
-			continue
-		}
-		if errA == nil && !reflect.DeepEqual(a, b) {
-			t.Errorf("variant %d: pods differ:\nencoding/json %+v\njsondec       %+v", i, a, b)
+		for _, m := range []struct {
+			name      string
+			ref, ours func([]byte, any) error
+		}{
+			{"encoding/json", json.Unmarshal, jsondec.Unmarshal},
+			{"apimachinery", utiljson.Unmarshal, jsondec.UnmarshalKube},
+		} {
+			var a, b corev1.Pod
+			errA := m.ref([]byte(in), &a)
+			errB := m.ours([]byte(in), &b)
+			if (errA == nil) != (errB == nil) {
+				t.Errorf("variant %d: %s: %v, jsondec: %v", i, m.name, errA, errB)
+				continue
+			}
+			if errA == nil && !reflect.DeepEqual(a, b) {
+				t.Errorf("variant %d: pods differ:\n%s %+v\njsondec       %+v", i, m.name, a, b)
+			}
 		}
 	}
 	// Decoding into a pod that already holds one (as a watch update into
@@ -85,7 +96,9 @@ func TestJSONDecCorev1Pod(t *testing.T) {
 	}
 }
 
-// BenchmarkPodDecode decodes the realistic pod into corev1.Pod.
+// BenchmarkPodDecode decodes the realistic pod into corev1.Pod: with
+// encoding/json's semantics, and with apimachinery's (what source/kube and
+// client-go use).
 func BenchmarkPodDecode(b *testing.B) {
 	for _, impl := range []struct {
 		name string
@@ -93,6 +106,8 @@ func BenchmarkPodDecode(b *testing.B) {
 	}{
 		{"jsondec", jsondec.Unmarshal},
 		{"encoding-json", json.Unmarshal},
+		{"jsondec-kube", jsondec.UnmarshalKube},
+		{"apimachinery", utiljson.Unmarshal},
 	} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			b.ReportAllocs()

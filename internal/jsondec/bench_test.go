@@ -3,10 +3,12 @@ package jsondec
 import (
 	"encoding/json"
 	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // BenchmarkUnmarshalPod decodes the realistic 5.2 KiB pod into the
-// pod-shaped benchPod with both decoders.
+// pod-shaped benchPod with both modes and their references.
 func BenchmarkUnmarshalPod(b *testing.B) {
 	data := podJSON(b)
 	for _, impl := range []struct {
@@ -15,6 +17,8 @@ func BenchmarkUnmarshalPod(b *testing.B) {
 	}{
 		{"jsondec", Unmarshal},
 		{"encoding-json", json.Unmarshal},
+		{"jsondec-kube", UnmarshalKube},
+		{"apimachinery", utiljson.Unmarshal},
 	} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -28,7 +28,7 @@ func TestCPUTime(t *testing.T) {
 		for _, impl := range []struct {
 			name string
 			fn   func([]byte, any) error
-		}{{"jsondec", Unmarshal}, {"encoding-json", json.Unmarshal}} {
+		}{{"jsondec", Unmarshal}, {"encoding-json", json.Unmarshal}, {"jsondec-kube", UnmarshalKube}} {
 			runtime.GC()
 			start := cpu()
 			for i := 0; i < n; i++ {
