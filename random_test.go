@@ -68,7 +68,10 @@ func randomFaults(t *testing.T, seed uint64, watchList bool, historyLimit, steps
 	var errs atomic.Int64
 	opts := quiet[*item](t, nil)
 	opts.OnError = func(error) { errs.Add(1) }
-	opts.Reflector = informer.ReflectorOptions{WatchList: watchList, PageSize: 10, MinWatchTimeout: time.Minute}
+	opts.Reflector = informer.ReflectorOptions{WatchList: informer.WatchListOff, PageSize: 10, MinWatchTimeout: time.Minute}
+	if watchList {
+		opts.Reflector.WatchList = informer.WatchListOn
+	}
 	inf := informer.New[*item](src, opts)
 	plain := &recorder{}
 	inf.AddHandler(plain, informer.HandlerOptions{Name: "plain"})

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -47,10 +49,14 @@ type ReflectorOptions struct {
 	// one that is cheaper for the server. A relist after an expired version
 	// always uses "".
 	ListResourceVersion string
-	// WatchList makes the reflector try a streaming list first (a watch with
-	// SendInitialEvents). If the source returns ErrWatchListUnsupported it
-	// falls back to List for good.
-	WatchList bool
+	// WatchList says whether the reflector syncs with a streaming list (a
+	// watch with SendInitialEvents) instead of List. The default,
+	// WatchListAuto, follows the source: on for a source that says it
+	// prefers streaming lists (source/kube does), off otherwise. When the
+	// source cannot serve one (ErrWatchListUnsupported, or a stream that
+	// shows the server ignored the request) the reflector falls back to
+	// List for good.
+	WatchList WatchListMode
 	// MinWatchTimeout is the shortest server-side timeout asked of a watch;
 	// each watch asks for a random value in [MinWatchTimeout,
 	// 2×MinWatchTimeout), so that many clients do not reconnect at once.
@@ -67,6 +73,28 @@ type ReflectorOptions struct {
 	OnError func(error)
 	// Logger receives the same errors; nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// WatchListMode says whether a Reflector syncs with a streaming list. See
+// ReflectorOptions.WatchList.
+type WatchListMode int8
+
+const (
+	// WatchListAuto uses a streaming list when the Source implements
+	// WatchListPreferrer and prefers one.
+	WatchListAuto WatchListMode = iota
+	// WatchListOn tries a streaming list first, whatever the source says.
+	WatchListOn
+	// WatchListOff always lists.
+	WatchListOff
+)
+
+// WatchListPreferrer may be implemented by a Source to say whether a
+// reflector left at WatchListAuto should sync from a streaming list. A
+// source that prefers one must still answer a refusal of its server with
+// ErrWatchListUnsupported, so that the reflector falls back to List.
+type WatchListPreferrer interface {
+	PrefersWatchList() bool
 }
 
 // SourceError reports a failed Source call.
@@ -109,7 +137,7 @@ type Reflector[T Object] struct {
 	mu     sync.Mutex
 	lastRV string
 
-	noWatchList bool      // the source refused a streaming list
+	noWatchList bool      // lists only: streaming lists are off or the source refused one
 	failures    int       // consecutive source errors, for report
 	lastWarn    time.Time // when report last logged at Warn
 	progress    bool      // a watch delivered events or ran a while since the last expiry
@@ -126,6 +154,14 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	}
 	if opts.Name != "" {
 		r.log = r.log.With("reflector", opts.Name)
+	}
+	switch opts.WatchList {
+	case WatchListOn:
+	case WatchListAuto:
+		p, ok := src.(WatchListPreferrer)
+		r.noWatchList = !ok || !p.PrefersWatchList()
+	default:
+		r.noWatchList = true
 	}
 	return r
 }
@@ -168,6 +204,15 @@ const productiveAfter = time.Second
 // errStalled reports a watch that stayed silent past its deadline.
 var errStalled = errors.New("informer: watch stalled")
 
+// initialIdle is how long a streaming list may stay silent (before its
+// server answers, and between its initial events) before the reflector
+// decides that the server ignored the request and lists instead.
+const initialIdle = 10 * time.Second
+
+// errInitialIdle reports a streaming list that stayed silent for
+// initialIdle.
+var errInitialIdle = fmt.Errorf("no initial event for %s", initialIdle)
+
 // Run lists and watches until ctx ends, and then returns ctx's cause.
 //
 // Reconnecting: a watch that made progress (delivered an event, or stayed
@@ -185,11 +230,11 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		productive := false
 		switch state {
 		case stateList:
-			if r.opts.WatchList && !r.noWatchList {
+			if !r.noWatchList {
 				var listed bool
 				listed, productive, err = r.stream(ctx, b, true)
 				if errors.Is(err, ErrWatchListUnsupported) {
-					r.log.Info("streaming list not supported by the source; falling back to list")
+					r.log.Info("streaming list not supported by the source; falling back to list", "err", err)
 					r.noWatchList = true
 					continue
 				}
@@ -364,8 +409,28 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	defer cancel()
 	from := r.LastSyncResourceVersion()
 	op := "watch"
+	var initialEvents atomic.Int64 // events of a streaming list so far
 	if initial {
 		from, op = "", "watchlist"
+		// A server that serves streaming lists sends the initial events
+		// back to back; one silent for initialIdle before their end
+		// marker (or before answering at all) ignored the request.
+		var cancelIdle context.CancelCauseFunc
+		wctx, cancelIdle = context.WithCancelCause(wctx)
+		defer cancelIdle(nil)
+		seen := int64(0)
+		var idle *time.Timer
+		idle = time.AfterFunc(initialIdle, func() {
+			switch n := initialEvents.Load(); {
+			case n < 0: // the initial events ended
+			case n != seen:
+				seen = n
+				idle.Reset(initialIdle)
+			default:
+				cancelIdle(errInitialIdle)
+			}
+		})
+		defer idle.Stop()
 	}
 	started := time.Now()
 	w, err := r.src.Watch(wctx, WatchOptions{
@@ -377,6 +442,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	if err != nil {
 		if initial && errors.Is(err, ErrWatchListUnsupported) {
 			return false, false, err
+		}
+		if initial && ctx.Err() == nil && errors.Is(context.Cause(wctx), errInitialIdle) {
+			return false, false, fmt.Errorf("%w: %w", ErrWatchListUnsupported, errInitialIdle)
 		}
 		return false, false, sourceError(op, from, err)
 	}
@@ -405,6 +473,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 	}
 	for {
 		ev, err := w.Next()
+		if inInitial {
+			initialEvents.Add(1)
+		}
 		if err != nil && errors.Is(err, ErrBadEvent) {
 			r.report(&ObjectError{Op: op, Err: err})
 			continue
@@ -413,6 +484,9 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			listed, productive := done()
 			if ctx.Err() != nil {
 				return listed, productive, nil
+			}
+			if inInitial && errors.Is(context.Cause(wctx), errInitialIdle) {
+				return false, false, fmt.Errorf("%w: %w", ErrWatchListUnsupported, errInitialIdle)
 			}
 			if errors.Is(err, io.EOF) || errors.Is(context.Cause(wctx), errStalled) {
 				if errors.Is(context.Cause(wctx), errStalled) {
@@ -433,7 +507,11 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				}
 			}
 			if inInitial && errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
+				// A server that serves streaming lists holds the stream
+				// open until their end marker; one that ends it first
+				// ignored the request (a proxy that drops the parameters,
+				// a fake server): list instead.
+				return false, false, fmt.Errorf("%w: the stream ended before the end of its initial events", ErrWatchListUnsupported)
 			}
 			return listed, productive, sourceError(op, from, err)
 		}
@@ -453,7 +531,8 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			}
 			if inInitial {
 				if ev.Type != EventAdded {
-					return false, false, &SourceError{Op: op, Err: fmt.Errorf("%s event before the end of the initial events", ev.Type)}
+					// A plain watch: the server ignored the request.
+					return false, false, fmt.Errorf("%w: %s event before the end of the initial events", ErrWatchListUnsupported, ev.Type)
 				}
 				pageBuf = append(pageBuf, ev.Object)
 				if len(pageBuf) >= r.streamBatch() {
@@ -502,6 +581,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 				r.report(&ObjectError{Op: op, Err: fmt.Errorf("%w: %s outside a streaming list", ErrUnknownEventType, ev.Type)})
 				continue
 			}
+			initialEvents.Store(math.MinInt64)
 			flush()
 			if err := r.sink.EndReplace(); err != nil {
 				return false, false, err

@@ -243,7 +243,7 @@ func TestReflectorWatchList(t *testing.T) {
 		src := spy(mem)
 		sink := newSinkRec()
 		var errs errList
-		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{WatchList: true, PageSize: 3})
+		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{WatchList: informer.WatchListOn, PageSize: 3})
 		runReflector(t, r)
 		synctest.Wait()
 		if got, want := r.LastSyncResourceVersion(), mem.ResourceVersion(); got != want {
@@ -301,7 +301,7 @@ func TestReflectorWatchListFallback(t *testing.T) {
 		src := spy(mem)
 		sink := newSinkRec()
 		var errs errList
-		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{WatchList: true})
+		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{WatchList: informer.WatchListOn})
 		start := time.Now()
 		runReflector(t, r)
 		synctest.Wait()

@@ -17,7 +17,9 @@ type pod = *corev1.Pod
 // default Options (a namespace index), but for the mode: the content type
 // set explicitly (JSON, the default; or protobuf, with the codec
 // kube.Protobuf[*corev1.Pod]() that it needs), and a streaming list first
-// in the json-watchlist mode (ReflectorOptions.WatchList).
+// in the json-watchlist mode only (ReflectorOptions.WatchList, on by
+// default for kube.Source, is set off in the other modes, as the
+// client-go side declares its ListWatch unable to stream).
 func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer.Informer[pod] {
 	ko := kube.Options{ContentType: kube.ContentTypeJSON}
 	if mode.Protobuf {
@@ -28,7 +30,10 @@ func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer
 		tb.Fatal(err)
 	}
 	o := informer.Options[pod]{Logger: opts().Logger}
-	o.Reflector.WatchList = mode.WatchList
+	o.Reflector.WatchList = informer.WatchListOff
+	if mode.WatchList {
+		o.Reflector.WatchList = informer.WatchListOn
+	}
 	return informer.New[pod](src, o)
 }
 

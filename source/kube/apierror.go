@@ -295,13 +295,15 @@ func watchListRefused(e *APIError) bool {
 	}
 	if d := e.Status.Details; d != nil {
 		for _, c := range d.Causes {
-			if c.Field == "sendInitialEvents" {
+			// An API server too old for streaming lists rejects the
+			// resourceVersionMatch that comes with them on a watch.
+			if c.Field == "sendInitialEvents" || c.Field == "resourceVersionMatch" {
 				return true
 			}
 		}
 	}
 	m := strings.ToLower(e.Message)
-	for _, s := range []string{"sendinitialevents", "watchlist", "requestwatchprogress", "watch stream was requested"} {
+	for _, s := range []string{"sendinitialevents", "watchlist", "requestwatchprogress", "watch stream was requested", "resourceversionmatch is forbidden for watch"} {
 		if strings.Contains(m, s) {
 			return true
 		}

@@ -138,7 +138,8 @@ func BenchmarkPodInformer(b *testing.B) {
 		}
 		var updates atomic.Int64
 		allUpdated := make(chan struct{})
-		inf := informer.New[*testpod.Pod](src, informer.Options[*testpod.Pod]{Logger: slog.New(slog.DiscardHandler)})
+		inf := informer.New[*testpod.Pod](src, informer.Options[*testpod.Pod]{Logger: slog.New(slog.DiscardHandler),
+			Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOff}})
 		if _, err := inf.AddHandler(informer.HandlerFuncs[*testpod.Pod]{
 			UpdateFunc: func(old, p *testpod.Pod) {
 				if updates.Add(1) == events {

@@ -44,6 +44,18 @@
 // informer.New for a cache kept current, and Close it when done if it
 // made its own HTTP client.
 //
+// A Source prefers streaming lists (PrefersWatchList), so an informer over
+// it syncs, by default, from one watch with sendInitialEvents=true (the
+// WatchList feature of newer API servers, where it is switched on)
+// rather than from paged lists: the
+// server streams the state from its watch cache instead of encoding whole
+// pages, and the watch that follows resumes from the version the stream
+// ended at, never streaming the state again. A server that refuses
+// (an API server with the feature off answers 422, an older one rejects
+// resourceVersionMatch on a watch) makes the informer list instead, for
+// good, after one round trip; informer.ReflectorOptions.WatchList set to
+// informer.WatchListOff skips even that.
+//
 // # Kinds
 //
 // The Source checks that the server sends what T is for: a list's kind

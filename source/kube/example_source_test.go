@@ -31,6 +31,14 @@ type ConfigMap struct {
 func fakeAPIServer() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("sendInitialEvents") == "true" {
+			// As an API server without the WatchList feature: the
+			// informer lists instead of streaming.
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422,
+				"details":{"causes":[{"reason":"FieldValueForbidden","field":"sendInitialEvents"}]}}`)
+			return
+		}
 		if r.URL.Query().Get("watch") == "" {
 			io.WriteString(w, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[
 				{"metadata":{"name":"app","namespace":"demo","resourceVersion":"7"},"data":{"color":"red"}},

@@ -204,7 +204,7 @@ func TestIntegrationProtobufMetadata(t *testing.T) {
 
 	// An informer over protobuf.
 	inf := informer.New[*metav1.PartialObjectMetadata](src, informer.Options[*metav1.PartialObjectMetadata]{Logger: quietLogger,
-		Reflector: informer.ReflectorOptions{WatchList: true, Backoff: fastReflector.Backoff}})
+		Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOn, Backoff: fastReflector.Backoff}})
 	notes := make(chan string, 1000)
 	if _, err := inf.AddHandler(informer.HandlerFuncs[*metav1.PartialObjectMetadata]{
 		AddFunc: func(m *metav1.PartialObjectMetadata, initial bool) {

@@ -288,6 +288,12 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	return s, nil
 }
 
+// PrefersWatchList reports true: an informer left at its default
+// (informer.WatchListAuto) syncs from a streaming list, falling back to
+// List when the server refuses one. It makes Source an
+// informer.WatchListPreferrer.
+func (s *Source[T]) PrefersWatchList() bool { return true }
+
 // Close releases the connections of the HTTP client that New made for
 // this Source (when Options.HTTPClient is nil): the idle ones are closed
 // at once, the others as their requests end. It does not end open

@@ -489,7 +489,8 @@ func TestIntegrationAuth(t *testing.T) {
 	select {
 	case err := <-errs:
 		var se *informer.SourceError
-		if !errors.Is(err, ErrForbidden) || !errors.As(err, &se) || se.Op != "list" {
+		// The informer syncs from a streaming list by default.
+		if !errors.Is(err, ErrForbidden) || !errors.As(err, &se) || se.Op != "watchlist" {
 			t.Errorf("OnError: %v", err)
 		}
 	case <-time.After(30 * time.Second):

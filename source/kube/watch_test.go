@@ -190,6 +190,10 @@ func TestWatchHTTPErrors(t *testing.T) {
 		{"410", serveJSON(410, statusJSON(410, "Gone", "gone")), false, informer.ErrExpired},
 		{"watch list off", serveJSON(422, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","field":"sendInitialEvents"}]},"code":422}`),
 			true, informer.ErrWatchListUnsupported},
+		// An API server from before streaming lists ignores
+		// sendInitialEvents but rejects resourceVersionMatch on a watch.
+		{"watch list unknown", serveJSON(422, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden for watch","field":"resourceVersionMatch"}]},"code":422}`),
+			true, informer.ErrWatchListUnsupported},
 		{"html", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, "<html>login</html>")

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,8 +59,21 @@ func TestIntegrationWatchList(t *testing.T) {
 		t.Errorf("%d initial ADDED events, want 5", added)
 	}
 
+	// An informer left at its defaults streams, and resumes each watch
+	// the server ends (timeoutSeconds 1 or 2 here) from where it was,
+	// without streaming the state again and without a List.
+	client, err := cfg.HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.CloseIdleConnections)
+	reqs := &queryRecorder{base: client.Transport}
+	src, err = New[*configMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: reqs}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
-		Reflector: informer.ReflectorOptions{WatchList: true, Backoff: fastReflector.Backoff}})
+		Reflector: informer.ReflectorOptions{MinWatchTimeout: time.Second, Backoff: fastReflector.Backoff}})
 	rec := newRecorder()
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
@@ -65,6 +82,39 @@ func TestIntegrationWatchList(t *testing.T) {
 	rec.expect(t, 10*time.Second, "add cm-0 true", "add cm-4 true")
 	r.must("DELETE", cmPath(ns, "cm-3"), nil, nil)
 	rec.expect(t, 30*time.Second, "delete "+ns+"/cm-3")
+	time.Sleep(5 * time.Second) // a few server-side timeouts
+	qs := reqs.all()
+	if len(qs) < 3 || qs[0].Get("sendInitialEvents") != "true" {
+		t.Fatalf("requests %v, want a streaming list, then watches", qs)
+	}
+	for i, q := range qs {
+		if q.Get("watch") == "" {
+			t.Errorf("request %d is a List: %v", i, q)
+		}
+		if i > 0 && (q.Get("sendInitialEvents") != "" || q.Get("resourceVersion") == "") {
+			t.Errorf("request %d does not resume from a version: %v", i, q)
+		}
+	}
+}
+
+// queryRecorder records the query of every request.
+type queryRecorder struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	qs   []url.Values
+}
+
+func (q *queryRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	q.mu.Lock()
+	q.qs = append(q.qs, r.URL.Query())
+	q.mu.Unlock()
+	return q.base.RoundTrip(r)
+}
+
+func (q *queryRecorder) all() []url.Values {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.qs)
 }
 
 // TestIntegrationWatchListDisabled starts a server with the WatchList
@@ -105,8 +155,9 @@ func TestIntegrationWatchListDisabled(t *testing.T) {
 		t.Fatalf("streaming list: %v, want ErrWatchListUnsupported", err)
 	}
 	t.Log(err)
+	// At its defaults, an informer falls back to listing.
 	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
-		Reflector: informer.ReflectorOptions{WatchList: true, Backoff: fastReflector.Backoff}})
+		Reflector: informer.ReflectorOptions{Backoff: fastReflector.Backoff}})
 	rec := newRecorder()
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
