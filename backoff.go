@@ -8,7 +8,10 @@ import (
 // Backoff is a capped, jittered exponential backoff. The zero value means
 // the documented defaults.
 type Backoff struct {
-	// Initial is the first delay; default 800ms.
+	// Initial is the first delay; default 100ms, so that a short burst
+	// of failures (an API server answering 500 or 429 for a moment) costs
+	// well under a second, while a longer outage is still retried ever
+	// less often (the delay doubles up to Max within a minute).
 	Initial time.Duration
 	// Max caps the delay before jitter; default 30s.
 	Max time.Duration
@@ -24,7 +27,7 @@ type Backoff struct {
 
 func (b Backoff) withDefaults() Backoff {
 	if b.Initial <= 0 {
-		b.Initial = 800 * time.Millisecond
+		b.Initial = 100 * time.Millisecond
 	}
 	if b.Max <= 0 {
 		b.Max = 30 * time.Second

@@ -351,7 +351,7 @@ func TestSourceAlwaysFails(t *testing.T) {
 				if n := len(times); n < 55 || n > 130 {
 					t.Errorf("%d calls in an hour of failures, want a retry every 30-60s once capped", n)
 				}
-				for i := 8; i < len(times); i++ {
+				for i := 11; i < len(times); i++ { // 0.1s, 0.2s ... 25.6s, then capped
 					if gap := times[i].Sub(times[i-1]); gap < 30*time.Second || gap >= time.Minute {
 						t.Errorf("retry %d after %v, want the capped [30s, 60s)", i, gap)
 					}

@@ -225,6 +225,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	b := newBackoff(r.opts.Backoff)
 	state := stateList
 	listRV := r.opts.ListResourceVersion
+	stalled := false // relisting after expiries that made no progress
 	for ctx.Err() == nil {
 		var err error
 		productive := false
@@ -244,7 +245,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			} else {
 				err = r.list(ctx, listRV)
 				if err == nil {
-					b.reset()
+					if !stalled {
+						b.reset()
+					}
 					r.failures = 0
 					state = stateWatch
 					continue
@@ -259,6 +262,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if productive {
 			b.reset()
 			r.failures = 0
+			stalled = false
 		}
 		switch {
 		case err == nil:
@@ -273,6 +277,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 				r.progress = false
 				continue
 			}
+			// Expired again with nothing read: the lists that follow
+			// do not reset the backoff until a watch makes progress.
+			stalled = true
 		case productive && state == stateWatch:
 			// A watch that delivered and then broke (a reset, a
 			// load balancer's cut): resume at once.

@@ -63,7 +63,7 @@ func TestReflectorStalledWatch(t *testing.T) {
 				gap := w[1].at.Sub(w0.at)
 				stalled := sourceErrs(errs.all(), "watch", nil)
 				if tc.ignoreTmout {
-					if gap < deadline+800*time.Millisecond || gap >= deadline+1600*time.Millisecond {
+					if gap < deadline+100*time.Millisecond || gap >= deadline+200*time.Millisecond {
 						t.Errorf("re-opened %v after the first watch, want its timeout %v plus a minute plus a backoff", gap, w0.opts.Timeout)
 					}
 					if len(stalled) != 1 || !strings.Contains(stalled[0].Error(), "stalled") {
@@ -98,7 +98,7 @@ func TestReflectorStalledWatch(t *testing.T) {
 func TestReflectorBackoff(t *testing.T) {
 	s := time.Second
 	ms := time.Millisecond
-	defaults := []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms, 30 * s, 30 * s}
+	defaults := []time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms, 30 * s, 30 * s}
 	for _, tc := range []struct {
 		name    string
 		backoff informer.Backoff
@@ -185,15 +185,15 @@ func TestReflectorBackoffResets(t *testing.T) {
 		dropAfter   time.Duration      // else: a healthy watch cut after this long
 		gaps        [][2]time.Duration // [min, max) between successive watches
 	}{
-		{"a watch failing after a good list waits Initial, not the list's 6.4s", 1, 0, [][2]time.Duration{{800 * ms, 1600 * ms}}},
-		{"consecutive failures without progress grow", 3, 0, [][2]time.Duration{{800 * ms, 1600 * ms}, {1600 * ms, 3200 * ms}, {3200 * ms, 6400 * ms}}},
+		{"a watch failing after a good list waits Initial, not the list's 0.8s", 1, 0, [][2]time.Duration{{100 * ms, 200 * ms}}},
+		{"consecutive failures without progress grow", 3, 0, [][2]time.Duration{{100 * ms, 200 * ms}, {200 * ms, 400 * ms}, {400 * ms, 800 * ms}}},
 		{"a productive watch cut is resumed at once", 0, 10 * time.Second, [][2]time.Duration{{0, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				mem := memory.New[*item](memory.Options{})
 				seedItems(t, mem, "ns", 2)
-				mem.FailLists(3, nil) // delays 0.8s, 1.6s, 3.2s; the next would be 6.4s
+				mem.FailLists(3, nil) // delays 0.1s, 0.2s, 0.4s; the next would be 0.8s
 				if tc.failWatches > 0 {
 					mem.FailWatches(tc.failWatches, errReset)
 				}
