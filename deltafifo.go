@@ -62,7 +62,8 @@ type KeyDeltas[T Object] struct {
 	Key    string
 	Deltas []Delta[T]
 
-	fromBulk bool // Deltas is part of a bulk: not to be recycled
+	fromBulk bool  // Deltas is part of a bulk: not to be recycled
+	at       int32 // position of the key's pending in the queue, if not fromBulk
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
@@ -97,14 +98,20 @@ type DeltaFIFO[T Object] struct {
 	metaKey bool // keyFunc is the default, MetaKey
 	known   KnownObjects[T]
 
-	mu       sync.Mutex
-	idle     sync.Cond // signalled when inflight drops to 0
-	items    map[string]pending[T]
+	mu    sync.Mutex
+	idle  sync.Cond        // signalled when inflight drops to 0
+	items map[string]int32 // queued key → its pending deltas in pend
+	// pend holds the queued keys' deltas; a key keeps its position until
+	// its consumer is done with it, so a push appends in place and a pop
+	// reads its deltas through the queue, without a map lookup. pfree
+	// lists unused positions.
+	pend     []pending[T]
+	pfree    []int32
 	queue    ring[qentry[T]]
 	nkeys    int          // keys queued, counting each key of a bulk
-	free     [][]Delta[T] // recycled delta slices
-	chunk    []Delta[T]   // where new keys' first delta slices are carved from
-	peak     int          // most keys queued at once since items was last cleared
+	free     [][]Delta[T] // recycled delta slices of more than one delta
+	peak     int          // most keys queued at once since the queue last drained
+	pushes   int          // keys queued since pend was last needed in full (see shrink)
 	ready    chan struct{}
 	closed   bool
 	inflight int // batches handed to consumers and not yet done
@@ -125,11 +132,12 @@ type DeltaFIFO[T Object] struct {
 	bulkMode bool // the replacement in progress queues bulks
 }
 
-// qentry is one entry of the queue: a key with its deltas in items, or a
-// bulk of keys of one page of a replacement, each with one Replaced delta.
+// qentry is one entry of the queue: a key with its deltas at pend[at], or
+// (bulk != nil) a bulk of keys of one page of a replacement, each with one
+// Replaced delta.
 type qentry[T Object] struct {
-	key  string
 	bulk *bulk[T]
+	at   int32
 }
 
 // bulk is a page of a bulk replacement; next is the first key not taken.
@@ -140,19 +148,25 @@ type bulk[T Object] struct {
 	initial bool
 }
 
-// pending is a queued key's deltas.
+// pending is a queued key's deltas. The first delta is kept in one, so
+// that queueing a key allocates nothing; deltas grows out of it when a
+// second one arrives.
 type pending[T Object] struct {
 	key     string // the map's key, to share
 	deltas  []Delta[T]
+	one     [1]Delta[T]
 	initial bool // counted in DeltaFIFO.initial
 }
+
+// noPending is the position of a key that has nothing queued.
+const noPending = -1
 
 // NewDeltaFIFO returns an empty DeltaFIFO.
 func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 	f := &DeltaFIFO[T]{
 		keyFunc: opts.KeyFunc,
 		known:   opts.KnownObjects,
-		items:   map[string]pending[T]{},
+		items:   map[string]int32{},
 		ready:   make(chan struct{}, 1),
 		synced:  make(chan struct{}),
 	}
@@ -184,11 +198,11 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			if f.closed {
 				return ErrClosed
 			}
-			key, p, queued := f.internLocked(b)
+			key, at := f.internLocked(b)
 			if f.replaceSeen != nil {
 				f.replaceSeen[key] = struct{}{}
 			}
-			f.pushFoundLocked(key, Delta[T]{Type: t, Object: obj}, p, queued)
+			f.pushAtLocked(key, at, Delta[T]{Type: t, Object: obj})
 			return nil
 		}
 	}
@@ -211,43 +225,71 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 }
 
 // internLocked returns b as a string, shared with a queued or known key
-// when there is one, and the key's pending deltas if it is queued.
-func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, p pending[T], queued bool) {
-	if p, ok := f.items[string(b)]; ok {
-		return p.key, p, true
+// when there is one, and the position of the key's pending deltas, or
+// noPending if it is not queued.
+func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, at int32) {
+	if at, ok := f.items[string(b)]; ok {
+		return f.pend[at].key, at
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if ix, ok := f.known.(*Indexer[T]); ok {
 		if key, ok := ix.internKey(b); ok {
-			return key, p, false
+			return key, noPending
 		}
 	}
-	return string(b), p, false
+	return string(b), noPending
+}
+
+// queuedLocked returns the position of key's pending deltas, or noPending.
+func (f *DeltaFIFO[T]) queuedLocked(key string) int32 {
+	if at, ok := f.items[key]; ok {
+		return at
+	}
+	return noPending
 }
 
 // pushLocked appends d to key's deltas, queueing the key if it is new.
 func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
-	p, queued := f.items[key]
-	f.pushFoundLocked(key, d, p, queued)
+	f.pushAtLocked(key, f.queuedLocked(key), d)
 }
 
-// pushFoundLocked is pushLocked with the key already looked up.
-func (f *DeltaFIFO[T]) pushFoundLocked(key string, d Delta[T], p pending[T], queued bool) {
-	if !queued {
+// pushAtLocked is pushLocked with the key already looked up: at is the
+// position of its pending deltas, or noPending. It touches the map only to
+// queue a new key.
+func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) {
+	if at == noPending {
 		if n := len(f.items) + 1; n > f.peak {
 			f.peak = n
 		}
-		p.deltas = f.newDeltasLocked()
+		f.pushes++
+		if n := len(f.pfree); n > 0 {
+			at = f.pfree[n-1]
+			f.pfree = f.pfree[:n-1]
+		} else {
+			at = int32(len(f.pend))
+			f.pend = append(f.pend, pending[T]{})
+		}
+		p := &f.pend[at]
 		p.key = key
 		if !f.populated {
 			p.initial = true
 			f.initial++
 		}
-		f.queue.push(qentry[T]{key: key})
+		f.items[key] = at
+		f.queue.push(qentry[T]{at: at})
 		f.nkeys++
 		if f.queue.len() == 1 {
 			f.signal()
 		}
+	}
+	p := &f.pend[at]
+	if p.deltas == nil {
+		// The first delta, in place. If pend grows while the key is queued,
+		// deltas keeps pointing into the array it was made in: still the
+		// key's, since a position is reused only once its consumer is done.
+		p.one[0] = d
+		p.deltas = p.one[:1:1]
+		return
 	}
 	if n := len(p.deltas); d.Type == DeltaDeleted && n > 0 && p.deltas[n-1].Type == DeltaDeleted {
 		// Compress consecutive deletions, keeping a known final state over
@@ -255,15 +297,16 @@ func (f *DeltaFIFO[T]) pushFoundLocked(key string, d Delta[T], p pending[T], que
 		if !d.FinalStateUnknown || p.deltas[n-1].FinalStateUnknown {
 			p.deltas[n-1] = d
 		}
+	} else if len(p.deltas) == cap(p.deltas) && len(p.deltas) < 4 {
+		p.deltas = append(f.newDeltasLocked(), p.deltas...)
+		p.deltas = append(p.deltas, d)
 	} else {
 		p.deltas = append(p.deltas, d)
 	}
-	f.items[key] = p
 }
 
-// newDeltasLocked returns an empty delta slice for a newly queued key: a
-// recycled one, or else a one-delta slice carved from a shared chunk, so that
-// queueing a key does not cost an allocation of its own.
+// newDeltasLocked returns an empty delta slice for a key's second delta: a
+// recycled one, or a new one with room for four.
 func (f *DeltaFIFO[T]) newDeltasLocked() []Delta[T] {
 	if n := len(f.free); n > 0 {
 		d := f.free[n-1]
@@ -271,16 +314,8 @@ func (f *DeltaFIFO[T]) newDeltasLocked() []Delta[T] {
 		f.free = f.free[:n-1]
 		return d
 	}
-	if len(f.chunk) == 0 {
-		f.chunk = make([]Delta[T], deltaChunk)
-	}
-	d := f.chunk[:0:1]
-	f.chunk = f.chunk[1:]
-	return d
+	return make([]Delta[T], 0, 4)
 }
-
-// deltaChunk is how many one-delta slices are carved from one allocation.
-const deltaChunk = 256
 
 func (f *DeltaFIFO[T]) signal() {
 	select {
@@ -377,18 +412,11 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			}
 			continue
 		}
-		key := f.queue.pop().key
+		at := f.queue.pop().at
 		f.nkeys--
-		p := f.items[key]
-		delete(f.items, key)
-		if len(f.items) == 0 && f.peak > 1024 {
-			// A drained backlog leaves the map full of deletion marks that
-			// every later lookup probes past; clearing the empty map drops
-			// them, once per backlog.
-			clear(f.items)
-			f.peak = 0
-		}
-		dst = append(dst, KeyDeltas[T]{Key: key, Deltas: p.deltas})
+		p := &f.pend[at]
+		delete(f.items, p.key)
+		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at})
 		if p.initial {
 			initial++
 		}
@@ -405,10 +433,15 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range batch {
-		d := batch[i].Deltas
-		clear(d)
-		if cap(d) <= 16 && len(f.free) < 1024 && !batch[i].fromBulk {
-			f.free = append(f.free, d[:0])
+		if !batch[i].fromBulk {
+			d := batch[i].Deltas
+			clear(d)
+			if cap(d) > 1 && cap(d) <= 16 && len(f.free) < 1024 {
+				f.free = append(f.free, d[:0])
+			}
+			at := batch[i].at
+			f.pend[at] = pending[T]{}
+			f.pfree = append(f.pfree, at)
 		}
 		batch[i] = KeyDeltas[T]{}
 	}
@@ -416,8 +449,29 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.inflight--
 	if f.inflight == 0 {
 		f.idle.Broadcast()
+		if len(f.items) == 0 {
+			f.drainedLocked()
+		}
 	}
 	f.checkSyncedLocked()
+}
+
+// drainedLocked tidies up when no key is queued or in flight (bulks aside).
+func (f *DeltaFIFO[T]) drainedLocked() {
+	if f.peak > 1024 {
+		// A drained backlog leaves the map full of deletion marks that
+		// every later lookup probes past; clearing the empty map drops
+		// them, once per backlog.
+		clear(f.items)
+	}
+	// Positions start from 0 again. The array is kept for the next
+	// backlog, unless backlogs of its size have stopped coming.
+	if shrink(cap(f.pend), f.peak, &f.pushes) {
+		f.pend, f.pfree = nil, nil
+	} else {
+		f.pend, f.pfree = f.pend[:0], f.pfree[:0]
+	}
+	f.peak = 0
 }
 
 func (f *DeltaFIFO[T]) checkSyncedLocked() {

@@ -81,7 +81,7 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 			case f.bulkMode:
 				keys[i] = string(b) // nothing is known or queued
 			default:
-				keys[i], _, _ = f.internLocked(b)
+				keys[i], _ = f.internLocked(b)
 			}
 		}
 	}
@@ -187,10 +187,11 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 			seen[key] = struct{}{} // once, even if the bulk holds it twice
 		}
 	}
-	for key, p := range f.items {
+	for key, at := range f.items {
 		if _, ok := seen[key]; ok {
 			continue
 		}
+		p := &f.pend[at]
 		last := p.deltas[len(p.deltas)-1]
 		if last.Type != DeltaDeleted {
 			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})

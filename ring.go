@@ -5,6 +5,10 @@ type ring[E any] struct {
 	buf  []E
 	head int
 	n    int
+	peak int // most values held since the ring last drained
+	// pushes counts values pushed since the ring last drained after
+	// holding at least a quarter of buf.
+	pushes int
 }
 
 func (r *ring[E]) len() int { return r.n }
@@ -15,6 +19,8 @@ func (r *ring[E]) push(v E) {
 	}
 	r.buf[(r.head+r.n)%len(r.buf)] = v
 	r.n++
+	r.peak = max(r.peak, r.n)
+	r.pushes++
 }
 
 func (r *ring[E]) pop() E {
@@ -25,9 +31,10 @@ func (r *ring[E]) pop() E {
 	r.n--
 	if r.n == 0 {
 		r.head = 0
-		if len(r.buf) > 4096 {
-			r.buf = nil // give a drained backlog's memory back
+		if shrink(len(r.buf), r.peak, &r.pushes) {
+			r.buf = nil
 		}
+		r.peak = 0
 	}
 	return v
 }
@@ -44,4 +51,22 @@ func (r *ring[E]) grow() {
 	k := copy(buf, r.buf[r.head:])
 	copy(buf[k:], r.buf[:r.head])
 	r.buf, r.head = buf, 0
+}
+
+// shrink is the policy for giving a drained backlog's memory back: an array
+// of size that just drained after holding at most peak values goes once
+// more than 4×size values have gone through it without its holding a
+// quarter of size; pushes counts those values. A one-off backlog's memory
+// is returned soon after it drains; an array that backlogs of its size
+// keep needing is kept.
+func shrink(size, peak int, pushes *int) bool {
+	if 4*peak >= size {
+		*pushes = 0
+		return false
+	}
+	if size > 4096 && *pushes > 4*size {
+		*pushes = 0
+		return true
+	}
+	return false
 }
