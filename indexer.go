@@ -31,27 +31,18 @@ type Indexer[T Object] struct {
 
 	mu    sync.RWMutex
 	items map[string]item[T]
-	slots *slots[T]    // the same entries, in an array for fast iteration
+	slots *slots[T]    // the entries by position
 	iters atomic.Int32 // iterators running: slots are not compacted meanwhile
-	seq   uint64       // last entry sequence handed out
+	seq   uint64       // last write sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
 }
 
-// entry is one stored object. Its identity is stable for the key's life in
-// the store, so index buckets hold entries and updates swap obj in place.
-type entry[T Object] struct {
-	key string
-	obj T
-	seq uint64 // changes on every write of this entry
-	pos int    // position in slots
-}
-
-// item is what the map by key holds: the entry, and its object again so that
-// Get reads no memory beyond the map.
+// item is what the map by key holds: the entry's position in slots, and its
+// object again so that Get reads no memory beyond the map.
 type item[T Object] struct {
-	e   *entry[T]
 	obj T
+	pos int32
 }
 
 // IndexerOptions configures an Indexer. The zero value means MetaKey and no
@@ -63,7 +54,8 @@ type IndexerOptions[T Object] struct {
 	Indexers map[string]IndexFunc[T]
 	// NamespaceIndex adds the index NamespaceIndex, by namespace, unless
 	// Indexers already has one by that name. With the default KeyFunc it is
-	// kept from the keys, never calling into the objects.
+	// kept from the keys, never calling into the objects (as is an index
+	// whose function is IndexByNamespace's).
 	NamespaceIndex bool
 }
 
@@ -75,7 +67,7 @@ func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	}
 	s := &indexSet[T]{}
 	for name, fn := range opts.Indexers {
-		s = s.with(name, fn, false)
+		s = s.with(name, fn, ix.metaKey && isIndexByNamespace(fn))
 		s.ready[len(s.ready)-1] = true
 	}
 	if _, ok := opts.Indexers[NamespaceIndex]; opts.NamespaceIndex && !ok {
@@ -104,7 +96,36 @@ func (ix *Indexer[T]) Update(obj T) error {
 
 // Upsert stores obj and returns the object it replaced, if any.
 func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
-	key, err := ix.keyOf(obj)
+	if ix.metaKey {
+		// The default key calls no user code: build it on the stack and,
+		// when no index calls user code either, store in one locked step
+		// that reuses the stored key's string.
+		var buf [128]byte
+		if b, ok := appendMetaKey(buf[:0], obj); ok {
+			if s := ix.set.Load(); !s.userFuncs() {
+				ix.mu.Lock()
+				if ix.set.Load() == s {
+					it, ok := ix.items[string(b)]
+					var key string
+					if ok {
+						key = ix.slots.s[it.pos].key
+					} else {
+						key = string(b)
+					}
+					old, existed = ix.upsertLocked(s, key, obj, it, ok)
+					ix.mu.Unlock()
+					return old, existed, nil
+				}
+				ix.mu.Unlock()
+			}
+			key, ok := ix.internKey(b)
+			if !ok {
+				key = string(b)
+			}
+			return ix.upsert(key, obj)
+		}
+	}
+	key, err := keyOf(ix.keyFunc, obj)
 	if err != nil {
 		return old, false, err
 	}
@@ -138,6 +159,30 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	return keyOf(ix.keyFunc, obj)
 }
 
+// upsertLocked stores obj under key when no index of s calls user code; it
+// is the entry found under key, if found. The caller holds the write lock
+// and has checked that s is current.
+func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, it item[T], found bool) (old T, existed bool) {
+	ix.seq++
+	if found {
+		sl := &ix.slots.s[it.pos]
+		old = sl.obj
+		sl.obj, sl.seq = obj, ix.seq
+		ix.items[key] = item[T]{obj, it.pos}
+		for i, m := range s.maps {
+			if !s.ready[i] { // being filled by AddIndex: may lack the entry
+				addOne(m, keyNamespace(key), it.pos)
+			}
+		}
+		return old, true
+	}
+	pos := ix.insertLocked(key, obj)
+	for _, m := range s.maps {
+		addOne(m, keyNamespace(key), pos)
+	}
+	return old, false
+}
+
 // upsert stores obj under key.
 func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error) {
 	if isNil(obj) {
@@ -154,24 +199,8 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				ix.mu.Unlock()
 				continue
 			}
-			e := ix.items[key].e
-			ix.seq++
-			if e != nil {
-				old, existed = e.obj, true
-				e.seq = ix.seq
-				ix.setLocked(e, obj)
-				for i, m := range s.maps {
-					if !s.ready[i] { // being filled by AddIndex: may lack e
-						addOne(m, keyNamespace(key), e)
-					}
-				}
-			} else {
-				e = &entry[T]{key: key, obj: obj, seq: ix.seq}
-				ix.insertLocked(e)
-				for _, m := range s.maps {
-					addOne(m, keyNamespace(key), e)
-				}
-			}
+			it, ok := ix.items[key]
+			old, existed = ix.upsertLocked(s, key, obj, it, ok)
 			ix.mu.Unlock()
 			break
 		}
@@ -179,11 +208,10 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			sc = scratchPool.Get().(*[2]indexValues)
 		}
 		ix.mu.RLock()
-		e := ix.items[key].e
-		var prev T
+		it, found := ix.items[key]
 		var prevSeq uint64
-		if e != nil {
-			prev, prevSeq = e.obj, e.seq
+		if found {
+			prevSeq = ix.slots.s[it.pos].seq
 		}
 		seen := ix.seq
 		ix.mu.RUnlock()
@@ -192,8 +220,8 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		if err = computeValues(newVals, s, key, obj); err != nil {
 			break
 		}
-		if e != nil {
-			if err = computeValues(oldVals, s, key, prev); err != nil {
+		if found {
+			if err = computeValues(oldVals, s, key, it.obj); err != nil {
 				// The stored object's values cannot be recomputed: the index
 				// function is not deterministic. Refuse rather than corrupt.
 				break
@@ -201,33 +229,43 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		}
 
 		ix.mu.Lock()
-		// Nothing was written since the read (the usual case: one writer)
-		// means nothing to check again; otherwise look the key up again.
-		if ix.set.Load() != s || (ix.seq != seen && (ix.items[key].e != e || (e != nil && e.seq != prevSeq))) {
+		if ix.set.Load() != s {
 			ix.mu.Unlock()
 			continue
 		}
+		if ix.seq != seen {
+			// Something was written since the read (not the usual case of
+			// one writer): the entry must be the one read, at whatever
+			// position it is now.
+			cur, ok := ix.items[key]
+			if ok != found || (ok && ix.slots.s[cur.pos].seq != prevSeq) {
+				ix.mu.Unlock()
+				continue
+			}
+			it = cur
+		}
 		ix.seq++
-		if e == nil {
-			e = &entry[T]{key: key, obj: obj, seq: ix.seq}
-			ix.insertLocked(e)
+		if !found {
+			pos := ix.insertLocked(key, obj)
 			for i, m := range s.maps {
-				addTo(m, newVals.of(i), e)
+				addTo(m, newVals.of(i), pos)
 			}
 		} else {
-			old, existed = e.obj, true
-			e.seq = ix.seq
-			ix.setLocked(e, obj)
+			sl := &ix.slots.s[it.pos]
+			old, existed = sl.obj, true
+			sl.obj, sl.seq = obj, ix.seq
+			ix.items[key] = item[T]{obj, it.pos}
 			for i, m := range s.maps {
 				ov, nv := oldVals.of(i), newVals.of(i)
-				// An index that AddIndex is still filling may not hold e yet
-				// (AddIndex skips entries written since its snapshot), so it
-				// gets e even when the values are unchanged.
+				// An index that AddIndex is still filling may not hold the
+				// entry yet (AddIndex skips entries written since its
+				// snapshot), so it gets it even when the values are
+				// unchanged.
 				if s.ready[i] && equalStrings(ov, nv) {
 					continue
 				}
-				removeFrom(m, ov, e)
-				addTo(m, nv, e)
+				removeFrom(m, ov, it.pos)
+				addTo(m, nv, it.pos)
 			}
 		}
 		ix.mu.Unlock()
@@ -241,27 +279,30 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 	return old, existed, err
 }
 
-// insertLocked stores a new entry.
-func (ix *Indexer[T]) insertLocked(e *entry[T]) {
-	ix.items[e.key] = item[T]{e, e.obj}
-	ix.slots.add(e)
+// insertLocked stores a new entry at write sequence ix.seq and returns its
+// position.
+func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
+	pos := ix.slots.add(key, obj, ix.seq)
+	ix.items[key] = item[T]{obj, pos}
+	return pos
 }
 
-// deleteLocked removes a stored entry from the map and the slots.
-func (ix *Indexer[T]) deleteLocked(e *entry[T]) {
-	delete(ix.items, e.key)
+// deleteLocked removes the stored entry at pos, under key, from the map and
+// the slots; s's indexes must be rid of it first.
+func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
+	delete(ix.items, key)
 	ix.seq++
-	ix.slots.remove(e)
+	ix.slots.remove(pos)
 	if ix.slots.sparse() && ix.iters.Load() == 0 {
-		ix.slots.compact()
+		moved := ix.slots.compact()
+		for k, it := range ix.items {
+			it.pos = moved[it.pos]
+			ix.items[k] = it
+		}
+		for _, m := range s.maps {
+			renumber(m, moved)
+		}
 	}
-}
-
-// setLocked gives a stored entry a new object, everywhere it is kept.
-func (ix *Indexer[T]) setLocked(e *entry[T], obj T) {
-	e.obj = obj
-	ix.items[e.key] = item[T]{e, obj}
-	ix.slots.set(e)
 }
 
 // DeleteKey removes the object stored under key and returns it. If an index
@@ -284,27 +325,26 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 				ix.mu.Unlock()
 				continue
 			}
-			e := ix.items[key].e
-			if e == nil {
+			it, ok := ix.items[key]
+			if !ok {
 				ix.mu.Unlock()
 				return old, false, nil
 			}
-			ix.deleteLocked(e)
 			for _, m := range s.maps {
-				removeOne(m, keyNamespace(key), e)
+				removeOne(m, keyNamespace(key), it.pos)
 			}
+			ix.deleteLocked(s, key, it.pos)
 			ix.mu.Unlock()
-			return e.obj, true, nil
+			return it.obj, true, nil
 		}
 		ix.mu.RLock()
-		e := ix.items[key].e
-		var prev T
+		it, found := ix.items[key]
 		var prevSeq uint64
-		if e != nil {
-			prev, prevSeq = e.obj, e.seq
+		if found {
+			prevSeq = ix.slots.s[it.pos].seq
 		}
 		ix.mu.RUnlock()
-		if e == nil {
+		if !found {
 			return old, false, nil
 		}
 		var valsErr error
@@ -312,26 +352,27 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			if sc == nil {
 				sc = scratchPool.Get().(*[2]indexValues)
 			}
-			valsErr = computeValues(&sc[0], s, key, prev)
+			valsErr = computeValues(&sc[0], s, key, it.obj)
 		}
 		ix.mu.Lock()
-		if ix.set.Load() != s || ix.items[key].e != e || e.seq != prevSeq {
+		cur, ok := ix.items[key]
+		if ix.set.Load() != s || !ok || ix.slots.s[cur.pos].seq != prevSeq {
 			ix.mu.Unlock()
 			continue
 		}
-		ix.deleteLocked(e)
 		for i, m := range s.maps {
 			if valsErr != nil {
 				// The index function failed on the stored object (it is not
 				// deterministic): find the entry in every bucket instead, so
 				// the deletion still happens and no bucket keeps it.
-				removeEverywhere(m, e)
+				removeEverywhere(m, cur.pos)
 				continue
 			}
-			removeFrom(m, sc[0].of(i), e)
+			removeFrom(m, sc[0].of(i), cur.pos)
 		}
+		ix.deleteLocked(s, key, cur.pos)
 		ix.mu.Unlock()
-		return prev, true, valsErr
+		return it.obj, true, valsErr
 	}
 }
 
@@ -345,9 +386,9 @@ func (ix *Indexer[T]) Replace(items []T) error {
 		s := ix.set.Load()
 		fresh := make(map[string]item[T], len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
-		maps := make([]map[string]bucket[T], len(s.maps))
+		maps := make([]map[string]bucket, len(s.maps))
 		for i := range maps {
-			maps[i] = map[string]bucket[T]{}
+			maps[i] = map[string]bucket{}
 		}
 		var vals indexValues
 		errs = errs[:0]
@@ -361,23 +402,21 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				errs = append(errs, err)
 				continue
 			}
-			e := fresh[key].e
-			if e != nil {
+			it, dup := fresh[key]
+			if dup {
 				// A duplicate key: the later object wins.
+				var ov indexValues
+				_ = computeValues(&ov, s, key, it.obj) // succeeded just before
 				for i, m := range maps {
-					var ov indexValues
-					_ = computeValues(&ov, s, key, e.obj) // succeeded just before
-					removeFrom(m, ov.of(i), e)
+					removeFrom(m, ov.of(i), it.pos)
 				}
-				e.obj = obj
-				ds.set(e)
+				ds.s[it.pos].obj = obj
 			} else {
-				e = &entry[T]{key: key, obj: obj}
-				ds.add(e)
+				it.pos = ds.add(key, obj, 1)
 			}
-			fresh[key] = item[T]{e, obj}
+			fresh[key] = item[T]{obj, it.pos}
 			for i, m := range maps {
-				addTo(m, vals.of(i), e)
+				addTo(m, vals.of(i), it.pos)
 			}
 		}
 		ix.mu.Lock()
@@ -386,9 +425,9 @@ func (ix *Indexer[T]) Replace(items []T) error {
 			continue
 		}
 		ix.seq++ // even for an empty list: writers in progress must look again
-		for _, sl := range ds.s {
+		for i := range ds.s {
 			ix.seq++
-			sl.e.seq = ix.seq
+			ds.s[i].seq = ix.seq
 		}
 		// Iterators running over the old slots finish over them: no writer
 		// changes them any more.
@@ -421,15 +460,17 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		}
 	}
 	// From here on, writers maintain the new index too.
-	ix.set.Store(s.with(name, fn, false))
+	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn)))
 	type snap struct {
-		e   *entry[T]
+		key string
 		obj T
 		seq uint64
 	}
 	snaps := make([]snap, 0, len(ix.items))
-	for _, it := range ix.items {
-		snaps = append(snaps, snap{it.e, it.obj, it.e.seq})
+	for _, sl := range ix.slots.s {
+		if sl.seq != 0 {
+			snaps = append(snaps, snap{sl.key, sl.obj, sl.seq})
+		}
 	}
 	ix.mu.Unlock()
 
@@ -446,7 +487,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		if i < 0 {
 			break
 		}
-		if err = computeValue(&vals, s, i, sn.e.key, sn.obj); err != nil {
+		if err = computeValue(&vals, s, i, sn.key, sn.obj); err != nil {
 			break
 		}
 		all[k] = append([]string(nil), vals.of(0)...)
@@ -469,10 +510,11 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	for k, sn := range snaps {
 		// An entry written since the snapshot was indexed by its writer; a
 		// deleted one must stay out.
-		if ix.items[sn.e.key].e != sn.e || sn.e.seq != sn.seq {
+		it, ok := ix.items[sn.key]
+		if !ok || ix.slots.s[it.pos].seq != sn.seq {
 			continue
 		}
-		addTo(m, all[k], sn.e)
+		addTo(m, all[k], it.pos)
 	}
 	ix.set.Store(s.withReady(i, true))
 	return nil
@@ -481,10 +523,10 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 // internKey returns the stored key equal to b, so callers can share it.
 func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	it, ok := ix.items[string(b)]
-	ix.mu.RUnlock()
 	if !ok {
 		return "", false
 	}
-	return it.e.key, true
+	return ix.slots.s[it.pos].key, true
 }

@@ -29,8 +29,8 @@ func (ix *Indexer[T]) Keys() []string {
 	defer ix.mu.RUnlock()
 	keys := make([]string, 0, len(ix.items))
 	for i := range ix.slots.s {
-		if sl := &ix.slots.s[i]; sl.e != nil {
-			keys = append(keys, sl.e.key)
+		if sl := &ix.slots.s[i]; sl.seq != 0 {
+			keys = append(keys, sl.key)
 		}
 	}
 	return keys
@@ -42,7 +42,7 @@ func (ix *Indexer[T]) List() []T {
 	defer ix.mu.RUnlock()
 	objs := make([]T, 0, len(ix.items))
 	for i := range ix.slots.s {
-		if sl := &ix.slots.s[i]; sl.e != nil {
+		if sl := &ix.slots.s[i]; sl.seq != 0 {
 			objs = append(objs, sl.obj)
 		}
 	}
@@ -107,7 +107,7 @@ func (ix *Indexer[T]) startIter() *slots[T] {
 
 // bucketOf returns the bucket of value in the named index; the caller holds
 // the read lock.
-func (ix *Indexer[T]) bucketOf(index, value string) (bucket[T], error) {
+func (ix *Indexer[T]) bucketOf(index, value string) (bucket, error) {
 	s := ix.set.Load()
 	i := s.find(index)
 	if i < 0 {
@@ -118,12 +118,12 @@ func (ix *Indexer[T]) bucketOf(index, value string) (bucket[T], error) {
 
 // ByIndex returns a snapshot of the objects whose index values include value.
 func (ix *Indexer[T]) ByIndex(index, value string) ([]T, error) {
-	return snapshotBucket(ix, index, value, func(e *entry[T]) T { return e.obj })
+	return snapshotBucket(ix, index, value, func(sl *slot[T]) T { return sl.obj })
 }
 
 // snapshotBucket collects pick(e) for every entry of a bucket, under the
 // read lock.
-func snapshotBucket[T Object, V any](ix *Indexer[T], index, value string, pick func(*entry[T]) V) ([]V, error) {
+func snapshotBucket[T Object, V any](ix *Indexer[T], index, value string, pick func(*slot[T]) V) ([]V, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	b, err := ix.bucketOf(index, value)
@@ -131,8 +131,8 @@ func snapshotBucket[T Object, V any](ix *Indexer[T], index, value string, pick f
 		return nil, err
 	}
 	out := make([]V, 0, len(b))
-	for e := range b {
-		out = append(out, pick(e))
+	for pos := range b {
+		out = append(out, pick(&ix.slots.s[pos]))
 	}
 	return out, nil
 }
@@ -149,14 +149,21 @@ func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
 	return func(yield func(T) bool) {
 		var objs [batchSize]T
 		n := 0
+		// Registered as an iterator, so that the positions in the bucket
+		// keep their meaning while the loop body runs unlocked; positions
+		// are read in the slots of the start, which a Replace leaves alone
+		// (with the buckets of their time).
 		ix.mu.RLock()
+		ix.iters.Add(1)
+		defer ix.iters.Add(-1)
+		d := ix.slots
 		b, err := ix.bucketOf(index, value)
 		if err != nil {
 			ix.mu.RUnlock()
 			return
 		}
-		for e := range b {
-			objs[n] = e.obj
+		for pos := range b {
+			objs[n] = d.s[pos].obj
 			n++
 			if n < batchSize {
 				continue
@@ -181,7 +188,7 @@ func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
 
 // IndexKeys returns the keys of the objects whose index values include value.
 func (ix *Indexer[T]) IndexKeys(index, value string) ([]string, error) {
-	return snapshotBucket(ix, index, value, func(e *entry[T]) string { return e.key })
+	return snapshotBucket(ix, index, value, func(sl *slot[T]) string { return sl.key })
 }
 
 // IndexValues returns the distinct values present in the named index.

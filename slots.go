@@ -1,75 +1,80 @@
 package informer
 
-// slots holds an Indexer's objects in one array, beside the map by key, so
-// that listing and iterating read memory in order instead of chasing one
-// pointer per object through a hash map.
+// slots holds an Indexer's entries by value in one array; the map by key
+// and the index buckets refer to them by position. Listing and iterating
+// read memory in order instead of chasing one pointer per object, an entry
+// costs no allocation of its own, and index buckets hold plain integers
+// that the garbage collector does not scan.
 //
 // A stored object keeps its position for as long as it is stored: deleting
 // leaves a hole that a later insert reuses, and holes are squeezed out
-// (compact) only while no iterator is running. This is what makes the
-// iterators weakly consistent without a lock held across yields: an object
-// present for a whole iteration sits at one position, which the iterator
-// passes once. Replace installs a new slots, so iterators still running over
-// the old one finish over a copy no writer changes any more. (An iterator
-// that is never finished, such as an iter.Pull whose stop is never called,
-// only keeps holes from being squeezed out; inserts still reuse them.)
+// (compact, which renumbers the map and the buckets) only while no iterator
+// is running. This is what makes the iterators weakly consistent without a
+// lock held across yields: an object present for a whole iteration sits at
+// one position, which the iterator passes once. Replace installs a new
+// slots, so iterators still running over the old one finish over a copy no
+// writer changes any more. (An iterator that is never finished, such as an
+// iter.Pull whose stop is never called, only keeps holes from being
+// squeezed out; inserts still reuse them.)
 //
 // All methods are called with the Indexer's lock held (the read lock for
 // fill, the write lock for the others).
 type slots[T Object] struct {
 	s    []slot[T]
-	free []int // positions of holes
+	free []int32 // positions of holes
 }
 
-// slot is one position: a stored object, or a hole (e == nil). The object
-// is kept here as well as in the entry so that listing reads only this array.
+// slot is one position: a stored entry, or a hole (seq == 0).
 type slot[T Object] struct {
-	e   *entry[T]
+	key string
 	obj T
+	seq uint64 // the Indexer's write sequence at this entry's last write; never 0
 }
 
-// add places e in a hole, or at the end.
-func (d *slots[T]) add(e *entry[T]) {
-	sl := slot[T]{e: e, obj: e.obj}
+// add places a new entry in a hole, or at the end, and returns its position.
+func (d *slots[T]) add(key string, obj T, seq uint64) int32 {
+	sl := slot[T]{key: key, obj: obj, seq: seq}
 	if n := len(d.free); n > 0 {
-		e.pos = d.free[n-1]
+		pos := d.free[n-1]
 		d.free = d.free[:n-1]
-		d.s[e.pos] = sl
-		return
+		d.s[pos] = sl
+		return pos
 	}
-	e.pos = len(d.s)
 	d.s = append(d.s, sl)
+	return int32(len(d.s) - 1)
 }
 
-// set records a new object for e.
-func (d *slots[T]) set(e *entry[T]) { d.s[e.pos].obj = e.obj }
-
-// remove turns e's position into a hole.
-func (d *slots[T]) remove(e *entry[T]) {
-	d.s[e.pos] = slot[T]{}
-	d.free = append(d.free, e.pos)
+// remove turns pos into a hole.
+func (d *slots[T]) remove(pos int32) {
+	d.s[pos] = slot[T]{}
+	d.free = append(d.free, pos)
 }
 
 // sparse reports whether enough of the array is holes to be worth a compact.
 func (d *slots[T]) sparse() bool { return len(d.free) > 64 && len(d.free) > len(d.s)/2 }
 
-// compact moves every object down over the holes. Positions change, so it
-// must not run while an iterator is running.
-func (d *slots[T]) compact() {
-	n := 0
-	for _, sl := range d.s {
-		if sl.e != nil {
-			sl.e.pos = n
-			d.s[n] = sl
-			n++
+// compact moves every entry down over the holes, and returns where each
+// position went (-1 for a hole), so the caller can renumber its references.
+// It must not run while an iterator is running.
+func (d *slots[T]) compact() (moved []int32) {
+	moved = make([]int32, len(d.s))
+	n := int32(0)
+	for i, sl := range d.s {
+		if sl.seq == 0 {
+			moved[i] = -1
+			continue
 		}
+		moved[i] = n
+		d.s[n] = sl
+		n++
 	}
 	clear(d.s[n:])
 	d.s = d.s[:n]
-	if cap(d.s) > 4*n+64 {
+	if cap(d.s) > 4*int(n)+64 {
 		d.s = append([]slot[T](nil), d.s...)
 	}
 	d.free = d.free[:0]
+	return moved
 }
 
 // fill copies the objects (and keys, if keys is not nil) from position pos
@@ -79,11 +84,11 @@ func (d *slots[T]) fill(pos int, keys *[batchSize]string, objs *[batchSize]T) (n
 	s := d.s
 	for ; pos < len(s) && n < batchSize; pos++ {
 		sl := &s[pos]
-		if sl.e == nil {
+		if sl.seq == 0 {
 			continue
 		}
 		if keys != nil {
-			keys[n] = sl.e.key
+			keys[n] = sl.key
 		}
 		objs[n] = sl.obj
 		n++
