@@ -30,19 +30,12 @@ type Indexer[T Object] struct {
 	metaKey bool // keyFunc is the default, MetaKey
 
 	mu    sync.RWMutex
-	items map[string]item[T]
-	slots *slots[T]    // the entries by position
+	items map[string]int32 // key → position in slots
+	slots *slots[T]        // the entries by position
 	iters atomic.Int32 // iterators running: slots are not compacted meanwhile
 	seq   uint64       // last write sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
-}
-
-// item is what the map by key holds: the entry's position in slots, and its
-// object again so that Get reads no memory beyond the map.
-type item[T Object] struct {
-	obj T
-	pos int32
 }
 
 // IndexerOptions configures an Indexer. The zero value means MetaKey and no
@@ -61,7 +54,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]item[T]{}, slots: &slots[T]{}}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]int32{}, slots: &slots[T]{}}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
@@ -105,14 +98,14 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 			if s := ix.set.Load(); !s.userFuncs() {
 				ix.mu.Lock()
 				if ix.set.Load() == s {
-					it, ok := ix.items[string(b)]
+					pos, ok := ix.items[string(b)]
 					var key string
 					if ok {
-						key = ix.slots.s[it.pos].key
+						key = ix.slots.s[pos].key
 					} else {
 						key = string(b)
 					}
-					old, existed = ix.upsertLocked(s, key, obj, it, ok)
+					old, existed = ix.upsertLocked(s, key, obj, pos, ok)
 					ix.mu.Unlock()
 					return old, existed, nil
 				}
@@ -159,24 +152,23 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	return keyOf(ix.keyFunc, obj)
 }
 
-// upsertLocked stores obj under key when no index of s calls user code; it
-// is the entry found under key, if found. The caller holds the write lock
-// and has checked that s is current.
-func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, it item[T], found bool) (old T, existed bool) {
+// upsertLocked stores obj under key when no index of s calls user code;
+// pos is the position of the entry found under key, if found. The caller
+// holds the write lock and has checked that s is current.
+func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32, found bool) (old T, existed bool) {
 	ix.seq++
 	if found {
-		sl := &ix.slots.s[it.pos]
+		sl := &ix.slots.s[pos]
 		old = sl.obj
 		sl.obj, sl.seq = obj, ix.seq
-		ix.items[key] = item[T]{obj, it.pos}
 		for i, m := range s.maps {
 			if !s.ready[i] { // being filled by AddIndex: may lack the entry
-				addOne(m, keyNamespace(key), it.pos)
+				addOne(m, keyNamespace(key), pos)
 			}
 		}
 		return old, true
 	}
-	pos := ix.insertLocked(key, obj)
+	pos = ix.insertLocked(key, obj)
 	for _, m := range s.maps {
 		addOne(m, keyNamespace(key), pos)
 	}
@@ -199,8 +191,8 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				ix.mu.Unlock()
 				continue
 			}
-			it, ok := ix.items[key]
-			old, existed = ix.upsertLocked(s, key, obj, it, ok)
+			pos, ok := ix.items[key]
+			old, existed = ix.upsertLocked(s, key, obj, pos, ok)
 			ix.mu.Unlock()
 			break
 		}
@@ -208,10 +200,11 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			sc = scratchPool.Get().(*[2]indexValues)
 		}
 		ix.mu.RLock()
-		it, found := ix.items[key]
+		pos, found := ix.items[key]
+		var prev T
 		var prevSeq uint64
 		if found {
-			prevSeq = ix.slots.s[it.pos].seq
+			prev, prevSeq = ix.slots.s[pos].obj, ix.slots.s[pos].seq
 		}
 		seen := ix.seq
 		ix.mu.RUnlock()
@@ -221,7 +214,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			break
 		}
 		if found {
-			if err = computeValues(oldVals, s, key, it.obj); err != nil {
+			if err = computeValues(oldVals, s, key, prev); err != nil {
 				// The stored object's values cannot be recomputed: the index
 				// function is not deterministic. Refuse rather than corrupt.
 				break
@@ -238,23 +231,22 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			// one writer): the entry must be the one read, at whatever
 			// position it is now.
 			cur, ok := ix.items[key]
-			if ok != found || (ok && ix.slots.s[cur.pos].seq != prevSeq) {
+			if ok != found || (ok && ix.slots.s[cur].seq != prevSeq) {
 				ix.mu.Unlock()
 				continue
 			}
-			it = cur
+			pos = cur
 		}
 		ix.seq++
 		if !found {
-			pos := ix.insertLocked(key, obj)
+			pos = ix.insertLocked(key, obj)
 			for i, m := range s.maps {
 				addTo(m, newVals.of(i), pos)
 			}
 		} else {
-			sl := &ix.slots.s[it.pos]
+			sl := &ix.slots.s[pos]
 			old, existed = sl.obj, true
 			sl.obj, sl.seq = obj, ix.seq
-			ix.items[key] = item[T]{obj, it.pos}
 			for i, m := range s.maps {
 				ov, nv := oldVals.of(i), newVals.of(i)
 				// An index that AddIndex is still filling may not hold the
@@ -264,8 +256,8 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				if s.ready[i] && equalStrings(ov, nv) {
 					continue
 				}
-				removeFrom(m, ov, it.pos)
-				addTo(m, nv, it.pos)
+				removeFrom(m, ov, pos)
+				addTo(m, nv, pos)
 			}
 		}
 		ix.mu.Unlock()
@@ -283,7 +275,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
 	pos := ix.slots.add(key, obj, ix.seq)
-	ix.items[key] = item[T]{obj, pos}
+	ix.items[key] = pos
 	return pos
 }
 
@@ -295,9 +287,8 @@ func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
 	ix.slots.remove(pos)
 	if ix.slots.sparse() && ix.iters.Load() == 0 {
 		moved := ix.slots.compact()
-		for k, it := range ix.items {
-			it.pos = moved[it.pos]
-			ix.items[k] = it
+		for k, pos := range ix.items {
+			ix.items[k] = moved[pos]
 		}
 		for _, m := range s.maps {
 			renumber(m, moved)
@@ -325,23 +316,25 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 				ix.mu.Unlock()
 				continue
 			}
-			it, ok := ix.items[key]
+			pos, ok := ix.items[key]
 			if !ok {
 				ix.mu.Unlock()
 				return old, false, nil
 			}
+			old = ix.slots.s[pos].obj
 			for _, m := range s.maps {
-				removeOne(m, keyNamespace(key), it.pos)
+				removeOne(m, keyNamespace(key), pos)
 			}
-			ix.deleteLocked(s, key, it.pos)
+			ix.deleteLocked(s, key, pos)
 			ix.mu.Unlock()
-			return it.obj, true, nil
+			return old, true, nil
 		}
 		ix.mu.RLock()
-		it, found := ix.items[key]
+		pos, found := ix.items[key]
+		var prev T
 		var prevSeq uint64
 		if found {
-			prevSeq = ix.slots.s[it.pos].seq
+			prev, prevSeq = ix.slots.s[pos].obj, ix.slots.s[pos].seq
 		}
 		ix.mu.RUnlock()
 		if !found {
@@ -352,11 +345,11 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			if sc == nil {
 				sc = scratchPool.Get().(*[2]indexValues)
 			}
-			valsErr = computeValues(&sc[0], s, key, it.obj)
+			valsErr = computeValues(&sc[0], s, key, prev)
 		}
 		ix.mu.Lock()
 		cur, ok := ix.items[key]
-		if ix.set.Load() != s || !ok || ix.slots.s[cur.pos].seq != prevSeq {
+		if ix.set.Load() != s || !ok || ix.slots.s[cur].seq != prevSeq {
 			ix.mu.Unlock()
 			continue
 		}
@@ -365,14 +358,14 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 				// The index function failed on the stored object (it is not
 				// deterministic): find the entry in every bucket instead, so
 				// the deletion still happens and no bucket keeps it.
-				removeEverywhere(m, cur.pos)
+				removeEverywhere(m, cur)
 				continue
 			}
-			removeFrom(m, sc[0].of(i), cur.pos)
+			removeFrom(m, sc[0].of(i), cur)
 		}
-		ix.deleteLocked(s, key, cur.pos)
+		ix.deleteLocked(s, key, cur)
 		ix.mu.Unlock()
-		return it.obj, true, valsErr
+		return prev, true, valsErr
 	}
 }
 
@@ -384,7 +377,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 	var errs []error
 	for {
 		s := ix.set.Load()
-		fresh := make(map[string]item[T], len(items))
+		fresh := make(map[string]int32, len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
 		maps := make([]map[string]bucket, len(s.maps))
 		for i := range maps {
@@ -402,21 +395,21 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				errs = append(errs, err)
 				continue
 			}
-			it, dup := fresh[key]
+			pos, dup := fresh[key]
 			if dup {
 				// A duplicate key: the later object wins.
 				var ov indexValues
-				_ = computeValues(&ov, s, key, it.obj) // succeeded just before
+				_ = computeValues(&ov, s, key, ds.s[pos].obj) // succeeded just before
 				for i, m := range maps {
-					removeFrom(m, ov.of(i), it.pos)
+					removeFrom(m, ov.of(i), pos)
 				}
-				ds.s[it.pos].obj = obj
+				ds.s[pos].obj = obj
 			} else {
-				it.pos = ds.add(key, obj, 1)
+				pos = ds.add(key, obj, 1)
+				fresh[key] = pos
 			}
-			fresh[key] = item[T]{obj, it.pos}
 			for i, m := range maps {
-				addTo(m, vals.of(i), it.pos)
+				addTo(m, vals.of(i), pos)
 			}
 		}
 		ix.mu.Lock()
@@ -510,11 +503,11 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	for k, sn := range snaps {
 		// An entry written since the snapshot was indexed by its writer; a
 		// deleted one must stay out.
-		it, ok := ix.items[sn.key]
-		if !ok || ix.slots.s[it.pos].seq != sn.seq {
+		pos, ok := ix.items[sn.key]
+		if !ok || ix.slots.s[pos].seq != sn.seq {
 			continue
 		}
-		addTo(m, all[k], it.pos)
+		addTo(m, all[k], pos)
 	}
 	ix.set.Store(s.withReady(i, true))
 	return nil
@@ -524,9 +517,9 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	it, ok := ix.items[string(b)]
+	pos, ok := ix.items[string(b)]
 	if !ok {
 		return "", false
 	}
-	return ix.slots.s[it.pos].key, true
+	return ix.slots.s[pos].key, true
 }

@@ -10,9 +10,11 @@ import (
 // Get returns the object stored under key.
 func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 	ix.mu.RLock()
-	it, ok := ix.items[key]
+	if pos, found := ix.items[key]; found {
+		obj, ok = ix.slots.s[pos].obj, true
+	}
 	ix.mu.RUnlock()
-	return it.obj, ok
+	return obj, ok
 }
 
 // Len returns the number of stored objects.
