@@ -32,8 +32,8 @@ type Indexer[T Object] struct {
 	mu    sync.RWMutex
 	items map[string]int32 // key → position in slots
 	slots *slots[T]        // the entries by position
-	iters atomic.Int32 // iterators running: slots are not compacted meanwhile
-	seq   uint64       // last write sequence handed out
+	iters atomic.Int32     // iterators running: slots are not compacted meanwhile
+	seq   uint64           // last write sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
 }
