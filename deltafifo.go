@@ -62,13 +62,15 @@ type KeyDeltas[T Object] struct {
 	Key    string
 	Deltas []Delta[T]
 
-	fromBulk bool  // Deltas is part of a bulk: not to be recycled
-	at       int32 // position of the key's pending in the queue, if not fromBulk
+	fromBulk bool   // Deltas is part of a bulk: not to be recycled
+	at       int32  // position of the key's pending in the queue, if not fromBulk
+	gen      uint32 // the key's pending.gen
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
 // objects already there, so a relist can report the ones that vanished.
-// *Indexer satisfies it.
+// *Indexer satisfies it. The DeltaFIFO expects a popped key's deltas to be
+// applied to it by the time the Pop callback returns.
 type KnownObjects[T Object] interface {
 	Get(key string) (T, bool)
 	All() iter.Seq2[string, T]
@@ -101,11 +103,13 @@ type DeltaFIFO[T Object] struct {
 	mu    sync.Mutex
 	idle  sync.Cond        // signalled when inflight drops to 0
 	items map[string]int32 // queued key → its pending deltas in pend
-	// pend holds the queued keys' deltas; a key keeps its position until
-	// its consumer is done with it, so a push appends in place and a pop
-	// reads its deltas through the queue, without a map lookup. pfree
-	// lists unused positions.
-	pend     []pending[T]
+	// pages hold the queued keys' deltas by position (see pendAt); a key
+	// keeps its position until its consumer is done with it, so a push
+	// appends in place and a pop reads its deltas through the queue,
+	// without a map lookup. Positions below npend are in use or listed in
+	// pfree. Pages never move: growing copies nothing.
+	pages    []*[pendPageLen]pending[T]
+	npend    int32
 	pfree    []int32
 	queue    ring[qentry[T]]
 	nkeys    int          // keys queued, counting each key of a bulk
@@ -121,7 +125,16 @@ type DeltaFIFO[T Object] struct {
 	initial   int           // keys queued before populated and not yet done
 	synced    chan struct{} // closed when populated && initial == 0
 
-	replaceSeen map[string]struct{} // keys of the replacement in progress
+	// A replacement in progress (not in bulk mode) must know at its end
+	// which known or queued keys it did not see. With an *Indexer as the
+	// known objects (marks), the keys it saw are marked instead of kept in
+	// a set the size of the list: a queued key's pending.gen is set to gen,
+	// and when such a key is done, its entry in the Indexer is marked with
+	// gen too. Otherwise replaceSeen holds the keys it saw.
+	replacing   bool
+	gen         uint32
+	marks       *Indexer[T]
+	replaceSeen map[string]struct{}
 	keyScratch  []string
 
 	// bulkOK lets a replacement that starts with nothing known, queued or
@@ -155,11 +168,20 @@ type pending[T Object] struct {
 	key     string // the map's key, to share
 	deltas  []Delta[T]
 	one     [1]Delta[T]
-	initial bool // counted in DeltaFIFO.initial
+	gen     uint32 // DeltaFIFO.gen of the last replacement that saw the key
+	initial bool   // counted in DeltaFIFO.initial
 }
 
 // noPending is the position of a key that has nothing queued.
 const noPending = -1
+
+// pendPageLen is how many pending entries a page of DeltaFIFO.pages holds.
+const pendPageLen = 256
+
+// pendAt returns the pending entry at position at.
+func (f *DeltaFIFO[T]) pendAt(at int32) *pending[T] {
+	return &f.pages[at/pendPageLen][at%pendPageLen]
+}
 
 // NewDeltaFIFO returns an empty DeltaFIFO.
 func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
@@ -173,6 +195,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 	if f.keyFunc == nil {
 		f.keyFunc, f.metaKey = MetaKey[T], true
 	}
+	f.marks, _ = f.known.(*Indexer[T])
 	f.idle.L = &f.mu
 	return f
 }
@@ -198,11 +221,9 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			if f.closed {
 				return ErrClosed
 			}
-			key, at := f.internLocked(b)
-			if f.replaceSeen != nil {
-				f.replaceSeen[key] = struct{}{}
-			}
-			f.pushAtLocked(key, at, Delta[T]{Type: t, Object: obj})
+			key, at, _ := f.internLocked(b)
+			at = f.pushAtLocked(key, at, Delta[T]{Type: t, Object: obj})
+			f.sawLocked(key, at)
 			return nil
 		}
 	}
@@ -215,29 +236,58 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 	if f.closed {
 		return ErrClosed
 	}
-	if f.replaceSeen != nil {
-		// A change during a replacement is newer than it: never inferred
-		// to have vanished by it.
+	at := f.pushLocked(key, Delta[T]{Type: t, Object: obj})
+	// A change during a replacement is newer than it: never inferred to
+	// have vanished by it.
+	f.sawLocked(key, at)
+	return nil
+}
+
+// sawLocked records that the replacement in progress, if any, saw key,
+// queued at position at.
+func (f *DeltaFIFO[T]) sawLocked(key string, at int32) {
+	switch {
+	case !f.replacing:
+	case f.marks != nil:
+		f.pendAt(at).gen = f.gen
+	default:
 		f.replaceSeen[key] = struct{}{}
 	}
-	f.pushLocked(key, Delta[T]{Type: t, Object: obj})
-	return nil
+}
+
+// seenLocked reports whether the replacement in progress saw key; at is
+// its queued position (or noPending) and, if it is not queued, mark is its
+// Indexer mark, when the replacement marks.
+func (f *DeltaFIFO[T]) seenLocked(key string, at int32, mark uint32) bool {
+	switch {
+	case f.marks == nil:
+		_, ok := f.replaceSeen[key]
+		return ok
+	case at == noPending:
+		return mark == f.gen
+	case f.pendAt(at).gen == f.gen:
+		return true
+	default:
+		// Queued since it was seen, applied and marked (by a resync, say).
+		return f.marks.markOf(key) == f.gen
+	}
 }
 
 // internLocked returns b as a string, shared with a queued or known key
 // when there is one, and the position of the key's pending deltas, or
-// noPending if it is not queued.
-func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, at int32) {
+// noPending if it is not queued. If it is not queued, mark is its relist
+// mark in the known Indexer.
+func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, at int32, mark uint32) {
 	if at, ok := f.items[string(b)]; ok {
-		return f.pend[at].key, at
+		return f.pendAt(at).key, at, 0
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
-	if ix, ok := f.known.(*Indexer[T]); ok {
-		if key, ok := ix.internKey(b); ok {
-			return key, noPending
+	if f.marks != nil {
+		if key, mark, ok := f.marks.internKey(b); ok {
+			return key, noPending, mark
 		}
 	}
-	return string(b), noPending
+	return string(b), noPending, 0
 }
 
 // queuedLocked returns the position of key's pending deltas, or noPending.
@@ -248,15 +298,16 @@ func (f *DeltaFIFO[T]) queuedLocked(key string) int32 {
 	return noPending
 }
 
-// pushLocked appends d to key's deltas, queueing the key if it is new.
-func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) {
-	f.pushAtLocked(key, f.queuedLocked(key), d)
+// pushLocked appends d to key's deltas, queueing the key if it is new, and
+// returns the position of its pending deltas.
+func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) int32 {
+	return f.pushAtLocked(key, f.queuedLocked(key), d)
 }
 
 // pushAtLocked is pushLocked with the key already looked up: at is the
 // position of its pending deltas, or noPending. It touches the map only to
 // queue a new key.
-func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) {
+func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) int32 {
 	if at == noPending {
 		if n := len(f.items) + 1; n > f.peak {
 			f.peak = n
@@ -266,10 +317,13 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) {
 			at = f.pfree[n-1]
 			f.pfree = f.pfree[:n-1]
 		} else {
-			at = int32(len(f.pend))
-			f.pend = append(f.pend, pending[T]{})
+			at = f.npend
+			f.npend++
+			if int(at/pendPageLen) == len(f.pages) {
+				f.pages = append(f.pages, new([pendPageLen]pending[T]))
+			}
 		}
-		p := &f.pend[at]
+		p := f.pendAt(at)
 		p.key = key
 		if !f.populated {
 			p.initial = true
@@ -282,14 +336,12 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) {
 			f.signal()
 		}
 	}
-	p := &f.pend[at]
+	p := f.pendAt(at)
 	if p.deltas == nil {
-		// The first delta, in place. If pend grows while the key is queued,
-		// deltas keeps pointing into the array it was made in: still the
-		// key's, since a position is reused only once its consumer is done.
+		// The first delta, in place.
 		p.one[0] = d
 		p.deltas = p.one[:1:1]
-		return
+		return at
 	}
 	if n := len(p.deltas); d.Type == DeltaDeleted && n > 0 && p.deltas[n-1].Type == DeltaDeleted {
 		// Compress consecutive deletions, keeping a known final state over
@@ -303,6 +355,7 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) {
 	} else {
 		p.deltas = append(p.deltas, d)
 	}
+	return at
 }
 
 // newDeltasLocked returns an empty delta slice for a key's second delta: a
@@ -414,9 +467,9 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		}
 		at := f.queue.pop().at
 		f.nkeys--
-		p := &f.pend[at]
+		p := f.pendAt(at)
 		delete(f.items, p.key)
-		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at})
+		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen})
 		if p.initial {
 			initial++
 		}
@@ -440,8 +493,12 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 				f.free = append(f.free, d[:0])
 			}
 			at := batch[i].at
-			f.pend[at] = pending[T]{}
+			*f.pendAt(at) = pending[T]{}
 			f.pfree = append(f.pfree, at)
+			if f.replacing && f.marks != nil && batch[i].gen == f.gen {
+				// Applied to the cache by now: the mark moves there.
+				f.marks.setMark(batch[i].Key, f.gen)
+			}
 		}
 		batch[i] = KeyDeltas[T]{}
 	}
@@ -466,10 +523,11 @@ func (f *DeltaFIFO[T]) drainedLocked() {
 	}
 	// Positions start from 0 again. The array is kept for the next
 	// backlog, unless backlogs of its size have stopped coming.
-	if shrink(cap(f.pend), f.peak, &f.pushes) {
-		f.pend, f.pfree = nil, nil
+	f.npend = 0
+	if shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
+		f.pages, f.pfree = nil, nil
 	} else {
-		f.pend, f.pfree = f.pend[:0], f.pfree[:0]
+		f.pfree = f.pfree[:0]
 	}
 	f.peak = 0
 }

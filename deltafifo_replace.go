@@ -26,8 +26,20 @@ func (f *DeltaFIFO[T]) BeginReplace() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bulkMode = f.bulkOK && f.nkeys == 0 && f.inflight == 0 && !f.knownAnyLocked()
-	if f.bulkMode {
-		f.replaceSeen = nil
+	f.replacing, f.replaceSeen = false, nil
+	if !f.bulkMode {
+		f.beginLocked()
+	}
+}
+
+// beginLocked starts a replacement that records the keys it sees.
+func (f *DeltaFIFO[T]) beginLocked() {
+	f.replacing = true
+	if f.marks != nil {
+		f.gen++ // no key is marked with it yet
+		if f.gen == 0 {
+			f.gen = 1 // 0 is "never seen"
+		}
 	} else {
 		f.replaceSeen = map[string]struct{}{}
 	}
@@ -49,10 +61,12 @@ func (f *DeltaFIFO[T]) knownAnyLocked() bool {
 // the returned error; the others are queued. A key seen twice in one
 // replacement is queued twice, and reported with ErrDuplicateKey.
 func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
-	keys := f.takeKeyScratch(len(items))
+	var keys []string
 	var errs []error
 	if !f.metaKey {
 		// A user key func: called without the lock.
+		keys = f.takeKeyScratch(len(items))
+		defer f.putKeyScratch(keys)
 		for i, obj := range items {
 			key, err := keyOf(f.keyFunc, obj)
 			if err != nil {
@@ -62,52 +76,59 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		}
 	}
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.closed {
-		f.mu.Unlock()
 		return ErrClosed
 	}
-	if f.metaKey {
-		// The default key calls no user code: build it under the lock and
-		// share the string of a queued or cached key, so a relist of known
-		// objects allocates no keys.
-		for i, obj := range items {
-			var buf [128]byte
-			b, ok := appendMetaKey(buf[:0], obj)
-			switch {
-			case !ok:
-				_, err := MetaKey(obj)
-				errs = append(errs, &ObjectError{Op: "replace", Err: err})
-				keys[i] = ""
-			case f.bulkMode:
-				keys[i] = string(b) // nothing is known or queued
-			default:
-				keys[i], _ = f.internLocked(b)
+	if f.bulkMode {
+		if f.metaKey {
+			keys = f.takeKeyScratchLocked(len(items))
+			defer f.putKeyScratchLocked(keys)
+			for i, obj := range items {
+				var buf [128]byte
+				if b, ok := appendMetaKey(buf[:0], obj); ok {
+					keys[i] = string(b) // nothing is known or queued
+				} else {
+					_, err := MetaKey(obj)
+					errs = append(errs, &ObjectError{Op: "replace", Err: err})
+				}
 			}
 		}
-	}
-	if f.bulkMode {
 		f.pushBulkLocked(keys, items)
-		clear(keys)
-		f.keyScratch = keys[:0]
-		f.mu.Unlock()
 		return errors.Join(errs...)
 	}
-	if f.replaceSeen == nil {
-		f.replaceSeen = map[string]struct{}{}
+	if !f.replacing {
+		f.beginLocked()
 	}
-	for i, key := range keys {
-		if key == "" {
-			continue
+	for i, obj := range items {
+		var key string
+		at, mark := int32(noPending), uint32(0)
+		if f.metaKey {
+			// The default key calls no user code: build it under the lock
+			// and share the string of a queued or cached key, so a relist
+			// of known objects allocates no keys.
+			var buf [128]byte
+			b, ok := appendMetaKey(buf[:0], obj)
+			if !ok {
+				_, err := MetaKey(obj)
+				errs = append(errs, &ObjectError{Op: "replace", Err: err})
+				continue
+			}
+			key, at, mark = f.internLocked(b)
+		} else {
+			if key = keys[i]; key == "" {
+				continue
+			}
+			if at = f.queuedLocked(key); at == noPending && f.marks != nil {
+				mark = f.marks.markOf(key)
+			}
 		}
-		if _, dup := f.replaceSeen[key]; dup {
+		if f.seenLocked(key, at, mark) {
 			errs = append(errs, &ObjectError{Op: "replace", Err: errors.Join(ErrDuplicateKey, errors.New(key))})
 		}
-		f.replaceSeen[key] = struct{}{}
-		f.pushLocked(key, Delta[T]{Type: DeltaReplaced, Object: items[i]})
+		at = f.pushAtLocked(key, at, Delta[T]{Type: DeltaReplaced, Object: obj})
+		f.sawLocked(key, at)
 	}
-	clear(keys)
-	f.keyScratch = keys[:0]
-	f.mu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -135,13 +156,28 @@ func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
 
 func (f *DeltaFIFO[T]) takeKeyScratch(n int) []string {
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.takeKeyScratchLocked(n)
+}
+
+func (f *DeltaFIFO[T]) takeKeyScratchLocked(n int) []string {
 	keys := f.keyScratch
 	f.keyScratch = nil
-	f.mu.Unlock()
 	if cap(keys) < n {
 		return make([]string, n)
 	}
 	return keys[:n]
+}
+
+func (f *DeltaFIFO[T]) putKeyScratch(keys []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.putKeyScratchLocked(keys)
+}
+
+func (f *DeltaFIFO[T]) putKeyScratchLocked(keys []string) {
+	clear(keys)
+	f.keyScratch = keys[:0]
 }
 
 // EndReplace ends the replacement in progress: every key known to the cache
@@ -157,8 +193,6 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 	}
 	f.pauseLocked()
 	defer f.resumeLocked()
-	seen := f.replaceSeen
-	f.replaceSeen = nil
 	if f.bulkMode {
 		// Nothing was known or queued when it began: nothing can have
 		// vanished.
@@ -169,6 +203,10 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 		}
 		return nil
 	}
+	if !f.replacing {
+		f.beginLocked() // an end without a beginning: it saw nothing
+	}
+	defer func() { f.replacing, f.replaceSeen = false, nil }()
 	// Keys of an abandoned bulk replacement still queued are queued keys.
 	for i := range f.queue.n {
 		b := f.queue.at(i).bulk
@@ -177,35 +215,46 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 		}
 		for j := b.next; j < len(b.keys); j++ {
 			key := b.keys[j]
-			if _, ok := seen[key]; ok {
-				continue
-			}
 			if _, queued := f.items[key]; queued {
 				continue // its newest delta is in items: handled below
 			}
+			var mark uint32
+			if f.marks != nil {
+				mark = f.marks.markOf(key)
+			}
+			if f.seenLocked(key, noPending, mark) {
+				continue
+			}
+			// Queued now, so once even if the bulk holds it twice.
 			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.deltas[j].Object, FinalStateUnknown: true})
-			seen[key] = struct{}{} // once, even if the bulk holds it twice
 		}
 	}
 	for key, at := range f.items {
-		if _, ok := seen[key]; ok {
+		if f.seenLocked(key, at, 0) {
 			continue
 		}
-		p := &f.pend[at]
+		p := f.pendAt(at)
 		last := p.deltas[len(p.deltas)-1]
 		if last.Type != DeltaDeleted {
-			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
+			f.pushAtLocked(key, at, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
 		}
 	}
-	if f.known != nil {
+	vanished := func(key string, obj T) {
+		if _, queued := f.items[key]; queued {
+			return // handled above from its newest delta
+		}
+		f.pushAtLocked(key, noPending, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
+	}
+	switch {
+	case f.marks != nil:
+		// Every key it saw and the consumer applied is marked: the others
+		// vanished.
+		f.marks.unmarked(f.gen, vanished)
+	case f.known != nil:
 		for key, obj := range f.known.All() {
-			if _, ok := seen[key]; ok {
-				continue
+			if !f.seenLocked(key, noPending, 0) {
+				vanished(key, obj)
 			}
-			if _, queued := f.items[key]; queued {
-				continue // handled above from its newest delta
-			}
-			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
 		}
 	}
 	if !f.populated {

@@ -30,12 +30,26 @@ type Indexer[T Object] struct {
 	metaKey bool // keyFunc is the default, MetaKey
 
 	mu    sync.RWMutex
-	items map[string]int32 // key → position in slots
-	slots *slots[T]        // the entries by position
-	iters atomic.Int32     // iterators running: slots are not compacted meanwhile
-	seq   uint64           // last write sequence handed out
+	items map[string]ref // key → position in slots
+	slots *slots[T]      // the entries by position
+	iters atomic.Int32   // iterators running: slots are not compacted meanwhile
+	seq   uint64         // last write sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
+}
+
+// ref is what the map by key holds: the entry's position in slots, and the
+// mark of the last relist that saw the key (see DeltaFIFO.EndReplace),
+// which fits in the padding of the map's slot.
+type ref struct {
+	pos  int32
+	mark uint32
+}
+
+// posOf returns the position of key's entry.
+func (ix *Indexer[T]) posOf(key string) (int32, bool) {
+	r, ok := ix.items[key]
+	return r.pos, ok
 }
 
 // IndexerOptions configures an Indexer. The zero value means MetaKey and no
@@ -54,7 +68,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]int32{}, slots: &slots[T]{}}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]ref{}, slots: &slots[T]{}}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
@@ -98,7 +112,8 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 			if s := ix.set.Load(); !s.userFuncs() {
 				ix.mu.Lock()
 				if ix.set.Load() == s {
-					pos, ok := ix.items[string(b)]
+					r, ok := ix.items[string(b)]
+					pos := r.pos
 					var key string
 					if ok {
 						key = ix.slots.s[pos].key
@@ -111,7 +126,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 				}
 				ix.mu.Unlock()
 			}
-			key, ok := ix.internKey(b)
+			key, _, ok := ix.internKey(b)
 			if !ok {
 				key = string(b)
 			}
@@ -143,7 +158,7 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	if ix.metaKey {
 		var buf [128]byte
 		if b, ok := appendMetaKey(buf[:0], obj); ok {
-			if key, ok := ix.internKey(b); ok {
+			if key, _, ok := ix.internKey(b); ok {
 				return key, nil
 			}
 			return string(b), nil
@@ -191,7 +206,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 				ix.mu.Unlock()
 				continue
 			}
-			pos, ok := ix.items[key]
+			pos, ok := ix.posOf(key)
 			old, existed = ix.upsertLocked(s, key, obj, pos, ok)
 			ix.mu.Unlock()
 			break
@@ -200,7 +215,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			sc = scratchPool.Get().(*[2]indexValues)
 		}
 		ix.mu.RLock()
-		pos, found := ix.items[key]
+		pos, found := ix.posOf(key)
 		var prev T
 		var prevSeq uint64
 		if found {
@@ -230,7 +245,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 			// Something was written since the read (not the usual case of
 			// one writer): the entry must be the one read, at whatever
 			// position it is now.
-			cur, ok := ix.items[key]
+			cur, ok := ix.posOf(key)
 			if ok != found || (ok && ix.slots.s[cur].seq != prevSeq) {
 				ix.mu.Unlock()
 				continue
@@ -275,7 +290,7 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
 	pos := ix.slots.add(key, obj, ix.seq)
-	ix.items[key] = pos
+	ix.items[key] = ref{pos: pos}
 	return pos
 }
 
@@ -287,8 +302,9 @@ func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
 	ix.slots.remove(pos)
 	if ix.slots.sparse() && ix.iters.Load() == 0 {
 		moved := ix.slots.compact()
-		for k, pos := range ix.items {
-			ix.items[k] = moved[pos]
+		for k, r := range ix.items {
+			r.pos = moved[r.pos]
+			ix.items[k] = r
 		}
 		for _, m := range s.maps {
 			renumber(m, moved)
@@ -316,7 +332,7 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 				ix.mu.Unlock()
 				continue
 			}
-			pos, ok := ix.items[key]
+			pos, ok := ix.posOf(key)
 			if !ok {
 				ix.mu.Unlock()
 				return old, false, nil
@@ -330,7 +346,7 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			return old, true, nil
 		}
 		ix.mu.RLock()
-		pos, found := ix.items[key]
+		pos, found := ix.posOf(key)
 		var prev T
 		var prevSeq uint64
 		if found {
@@ -348,7 +364,7 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			valsErr = computeValues(&sc[0], s, key, prev)
 		}
 		ix.mu.Lock()
-		cur, ok := ix.items[key]
+		cur, ok := ix.posOf(key)
 		if ix.set.Load() != s || !ok || ix.slots.s[cur].seq != prevSeq {
 			ix.mu.Unlock()
 			continue
@@ -377,7 +393,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 	var errs []error
 	for {
 		s := ix.set.Load()
-		fresh := make(map[string]int32, len(items))
+		fresh := make(map[string]ref, len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
 		maps := make([]map[string]bucket, len(s.maps))
 		for i := range maps {
@@ -395,7 +411,8 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				errs = append(errs, err)
 				continue
 			}
-			pos, dup := fresh[key]
+			r, dup := fresh[key]
+			pos := r.pos
 			if dup {
 				// A duplicate key: the later object wins.
 				var ov indexValues
@@ -406,7 +423,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				ds.s[pos].obj = obj
 			} else {
 				pos = ds.add(key, obj, 1)
-				fresh[key] = pos
+				fresh[key] = ref{pos: pos}
 			}
 			for i, m := range maps {
 				addTo(m, vals.of(i), pos)
@@ -503,7 +520,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	for k, sn := range snaps {
 		// An entry written since the snapshot was indexed by its writer; a
 		// deleted one must stay out.
-		pos, ok := ix.items[sn.key]
+		pos, ok := ix.posOf(sn.key)
 		if !ok || ix.slots.s[pos].seq != sn.seq {
 			continue
 		}
@@ -513,13 +530,49 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	return nil
 }
 
-// internKey returns the stored key equal to b, so callers can share it.
-func (ix *Indexer[T]) internKey(b []byte) (string, bool) {
+// internKey returns the stored key equal to b, so callers can share it,
+// and its relist mark.
+func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, ok bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	pos, ok := ix.items[string(b)]
+	r, ok := ix.items[string(b)]
 	if !ok {
-		return "", false
+		return "", 0, false
 	}
-	return ix.slots.s[pos].key, true
+	return ix.slots.s[r.pos].key, r.mark, true
+}
+
+// Relist marks: a DeltaFIFO feeding this Indexer marks the keys a relist
+// saw and the consumer has already applied, so that at its end it can tell
+// which cached keys the relist did not see without a set of the keys it did.
+
+// markOf returns key's relist mark, 0 if it is not stored.
+func (ix *Indexer[T]) markOf(key string) uint32 {
+	ix.mu.RLock()
+	r := ix.items[key]
+	ix.mu.RUnlock()
+	return r.mark
+}
+
+// setMark sets the relist mark of key, if it is stored.
+func (ix *Indexer[T]) setMark(key string, mark uint32) {
+	ix.mu.Lock()
+	if r, ok := ix.items[key]; ok && r.mark != mark {
+		r.mark = mark
+		ix.items[key] = r
+	}
+	ix.mu.Unlock()
+}
+
+// unmarked calls fn, under the read lock, with every stored key and object
+// whose relist mark is not mark. fn must not call into the Indexer.
+func (ix *Indexer[T]) unmarked(mark uint32, fn func(key string, obj T)) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	// In the order of the slots, as All: a map's order is random.
+	for _, sl := range ix.slots.s {
+		if sl.seq != 0 && ix.items[sl.key].mark != mark {
+			fn(sl.key, sl.obj)
+		}
+	}
 }

@@ -10,8 +10,8 @@ import (
 // Get returns the object stored under key.
 func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 	ix.mu.RLock()
-	if pos, found := ix.items[key]; found {
-		obj, ok = ix.slots.s[pos].obj, true
+	if r, found := ix.items[key]; found {
+		obj, ok = ix.slots.s[r.pos].obj, true
 	}
 	ix.mu.RUnlock()
 	return obj, ok
