@@ -35,10 +35,11 @@ func (t DeltaType) String() string {
 	return "DeltaType(" + strconv.Itoa(int(t)) + ")"
 }
 
-// Delta is one change to one object.
+// Delta is one change to one object. (Object comes first so that, for a
+// pointer T, a Delta is two words, not three.)
 type Delta[T Object] struct {
-	Type   DeltaType
 	Object T
+	Type   DeltaType
 	// FinalStateUnknown is set on a DeltaDeleted delta produced by a relist: the
 	// object vanished while the watch was down and Object is the last state
 	// this process knew, not the state it had when it was deleted.
@@ -106,16 +107,18 @@ type DeltaFIFO[T Object] struct {
 	// pages hold the queued keys' deltas by position (see pendAt); a key
 	// keeps its position until its consumer is done with it, so a push
 	// appends in place and a pop reads its deltas through the queue,
-	// without a map lookup. Positions below npend are in use or listed in
-	// pfree. Pages never move: growing copies nothing.
+	// without a map lookup. Positions below npend are in use or free;
+	// free ones are linked from freed (see pending.gen). Pages never move:
+	// growing copies nothing.
 	pages    []*[pendPageLen]pending[T]
 	npend    int32
-	pfree    []int32
-	queue    ring[qentry[T]]
-	nkeys    int          // keys queued, counting each key of a bulk
-	free     [][]Delta[T] // recycled delta slices of more than one delta
-	peak     int          // most keys queued at once since the queue last drained
-	pushes   int          // keys queued since pend was last needed in full (see shrink)
+	freed    int32          // the first free position + 1; 0: none
+	queue    ring[int32]    // positions of queued keys' pending entries; inBulk for a bulk
+	bulks    ring[*bulk[T]] // the bulks of the queue, in order
+	nkeys    int            // keys queued, counting each key of a bulk
+	free     [][]Delta[T]   // recycled delta slices of more than one delta
+	peak     int            // most keys queued at once since the queue last drained
+	pushes   int            // keys queued since pend was last needed in full (see shrink)
 	ready    chan struct{}
 	closed   bool
 	inflight int // batches handed to consumers and not yet done
@@ -145,13 +148,8 @@ type DeltaFIFO[T Object] struct {
 	bulkMode bool // the replacement in progress queues bulks
 }
 
-// qentry is one entry of the queue: a key with its deltas at pend[at], or
-// (bulk != nil) a bulk of keys of one page of a replacement, each with one
-// Replaced delta.
-type qentry[T Object] struct {
-	bulk *bulk[T]
-	at   int32
-}
+// inBulk in the queue stands for the next bulk in DeltaFIFO.bulks.
+const inBulk = -1
 
 // bulk is a page of a bulk replacement; next is the first key not taken.
 type bulk[T Object] struct {
@@ -165,11 +163,13 @@ type bulk[T Object] struct {
 // that queueing a key allocates nothing; deltas grows out of it when a
 // second one arrives.
 type pending[T Object] struct {
-	key     string // the map's key, to share
-	deltas  []Delta[T]
-	one     [1]Delta[T]
-	gen     uint32 // DeltaFIFO.gen of the last replacement that saw the key
-	initial bool   // counted in DeltaFIFO.initial
+	key    string // the map's key, to share
+	deltas []Delta[T]
+	one    [1]Delta[T]
+	// gen is DeltaFIFO.gen of the last replacement that saw the key; in
+	// a free entry, the next free position + 1 (0: none).
+	gen     uint32
+	initial bool // counted in DeltaFIFO.initial
 }
 
 // noPending is the position of a key that has nothing queued.
@@ -313,9 +313,9 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) int32 {
 			f.peak = n
 		}
 		f.pushes++
-		if n := len(f.pfree); n > 0 {
-			at = f.pfree[n-1]
-			f.pfree = f.pfree[:n-1]
+		if f.freed != 0 {
+			at = f.freed - 1
+			f.freed = int32(f.pendAt(at).gen)
 		} else {
 			at = f.npend
 			f.npend++
@@ -324,13 +324,13 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) int32 {
 			}
 		}
 		p := f.pendAt(at)
-		p.key = key
+		*p = pending[T]{key: key} // a free entry's link, or a drained one's
 		if !f.populated {
 			p.initial = true
 			f.initial++
 		}
 		f.items[key] = at
-		f.queue.push(qentry[T]{at: at})
+		f.queue.push(at)
 		f.nkeys++
 		if f.queue.len() == 1 {
 			f.signal()
@@ -450,7 +450,8 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		return dst, 0, nil
 	}
 	for len(dst) < max && f.queue.len() > 0 {
-		if b := f.queue.at(0).bulk; b != nil {
+		if f.queue.at(0) == inBulk {
+			b := f.bulks.at(0)
 			k := min(max-len(dst), len(b.keys)-b.next)
 			for j := b.next; j < b.next+k; j++ {
 				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
@@ -462,10 +463,11 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			}
 			if b.next == len(b.keys) {
 				f.queue.pop()
+				f.bulks.pop()
 			}
 			continue
 		}
-		at := f.queue.pop().at
+		at := f.queue.pop()
 		f.nkeys--
 		p := f.pendAt(at)
 		delete(f.items, p.key)
@@ -493,8 +495,8 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 				f.free = append(f.free, d[:0])
 			}
 			at := batch[i].at
-			*f.pendAt(at) = pending[T]{}
-			f.pfree = append(f.pfree, at)
+			*f.pendAt(at) = pending[T]{gen: uint32(f.freed)}
+			f.freed = at + 1
 			if f.replacing && f.marks != nil && batch[i].gen == f.gen {
 				// Applied to the cache by now: the mark moves there.
 				f.marks.setMark(batch[i].Key, f.gen)
@@ -523,11 +525,11 @@ func (f *DeltaFIFO[T]) drainedLocked() {
 	}
 	// Positions start from 0 again. The array is kept for the next
 	// backlog, unless backlogs of its size have stopped coming.
-	f.npend = 0
+	// Free entries are zero but for their links, which a new use
+	// overwrites.
+	f.npend, f.freed = 0, 0
 	if shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
-		f.pages, f.pfree = nil, nil
-	} else {
-		f.pfree = f.pfree[:0]
+		f.pages = nil
 	}
 	f.peak = 0
 }

@@ -147,7 +147,8 @@ func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
 	if b.initial {
 		f.initial += len(b.keys)
 	}
-	f.queue.push(qentry[T]{bulk: b})
+	f.queue.push(inBulk)
+	f.bulks.push(b)
 	f.nkeys += len(b.keys)
 	if f.queue.len() == 1 {
 		f.signal()
@@ -208,11 +209,8 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 	}
 	defer func() { f.replacing, f.replaceSeen = false, nil }()
 	// Keys of an abandoned bulk replacement still queued are queued keys.
-	for i := range f.queue.n {
-		b := f.queue.at(i).bulk
-		if b == nil {
-			continue
-		}
+	for i := range f.bulks.n {
+		b := f.bulks.at(i)
 		for j := b.next; j < len(b.keys); j++ {
 			key := b.keys[j]
 			if _, queued := f.items[key]; queued {
@@ -279,8 +277,8 @@ func (f *DeltaFIFO[T]) Resync() error {
 	f.pauseLocked()
 	defer f.resumeLocked()
 	inBulk := map[string]bool{}
-	for i := range f.queue.n {
-		if b := f.queue.at(i).bulk; b != nil {
+	for i := range f.bulks.n {
+		if b := f.bulks.at(i); b != nil {
 			for _, key := range b.keys[b.next:] {
 				inBulk[key] = true
 			}
