@@ -286,6 +286,54 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 	return old, existed, err
 }
 
+// applyBatch applies every delta of batch to the Indexer, in order (a
+// deletion deletes the key, any other delta stores its object), and
+// appends what each found to dst. When no index calls user code, the whole
+// batch is applied under one lock.
+func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []applyResult[T] {
+	if s := ix.set.Load(); !s.userFuncs() {
+		ix.mu.Lock()
+		if ix.set.Load() == s {
+			for _, kd := range batch {
+				for _, d := range kd.Deltas {
+					var res applyResult[T]
+					pos, ok := ix.posOf(kd.Key)
+					switch {
+					case d.Type == DeltaDeleted:
+						if ok {
+							res.old, res.existed = ix.slots.s[pos].obj, true
+							for _, m := range s.maps {
+								removeOne(m, keyNamespace(kd.Key), pos)
+							}
+							ix.deleteLocked(s, kd.Key, pos)
+						}
+					case isNil(d.Object):
+						res.err = ErrNilObject
+					default:
+						res.old, res.existed = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
+					}
+					dst = append(dst, res)
+				}
+			}
+			ix.mu.Unlock()
+			return dst
+		}
+		ix.mu.Unlock()
+	}
+	for _, kd := range batch {
+		for _, d := range kd.Deltas {
+			var res applyResult[T]
+			if d.Type == DeltaDeleted {
+				res.old, res.existed, res.err = ix.DeleteKey(kd.Key)
+			} else {
+				res.old, res.existed, res.err = ix.upsert(kd.Key, d.Object)
+			}
+			dst = append(dst, res)
+		}
+	}
+	return dst
+}
+
 // insertLocked stores a new entry at write sequence ix.seq and returns its
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {

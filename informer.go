@@ -106,7 +106,15 @@ type Informer[T Object] struct {
 	stopped  chan struct{}
 	isSynced bool // process loop
 
-	notes []keyedNote[T] // process loop scratch
+	notes   []keyedNote[T] // process loop scratch
+	results []applyResult[T]
+}
+
+// applyResult is what applying one delta to the cache found.
+type applyResult[T Object] struct {
+	old     T
+	existed bool
+	err     error
 }
 
 const (
@@ -375,11 +383,15 @@ func (inf *Informer[T]) checkSynced() {
 
 // process applies a batch to the cache, then hands its notifications out.
 func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
+	results := inf.ix.applyBatch(batch, inf.results[:0])
 	notes := inf.notes[:0]
+	r := 0
 	for _, kd := range batch {
 		for j, d := range kd.Deltas {
+			res := results[r]
+			r++
 			if d.Type == DeltaDeleted {
-				_, existed, err := inf.ix.DeleteKey(kd.Key)
+				existed, err := res.existed, res.err
 				if err != nil {
 					inf.report(err)
 				}
@@ -388,7 +400,7 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 				}
 				continue
 			}
-			old, existed, err := inf.ix.upsert(kd.Key, d.Object)
+			old, existed, err := res.old, res.existed, res.err
 			if err != nil {
 				inf.report(err)
 				continue
@@ -422,10 +434,14 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		}
 	}
 	clear(notes)
+	clear(results)
 	if cap(notes) > 64*inf.opts.BatchSize {
 		notes = nil // an outsized batch: do not keep its scratch
 	}
-	inf.notes = notes[:0]
+	if cap(results) > 64*inf.opts.BatchSize {
+		results = nil
+	}
+	inf.notes, inf.results = notes[:0], results[:0]
 }
 
 // admit adds the handlers registered while running: each first gets the
