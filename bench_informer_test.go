@@ -324,7 +324,6 @@ func BenchmarkInformerRelistPeakHeap(b *testing.B) {
 		close(stop)
 		<-sampled
 		ratio += float64(peak.Load()) / float64(steady)
-		b.Logf("ZZ steady %.1f MB peak %.1f MB", float64(steady)/1e6, float64(peak.Load())/1e6)
 		cancel()
 		<-done
 	}

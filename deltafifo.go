@@ -142,7 +142,7 @@ type DeltaFIFO[T Object] struct {
 
 	// bulkOK lets a replacement that starts with nothing known, queued or
 	// in flight (an informer's first list) queue its pages as bulks: no
-	// per-key map entries and no seen set, since nothing can have vanished.
+	// per-key map entries and no marks, since nothing can have vanished.
 	// Duplicate keys in such a list are then left for the consumer to see.
 	bulkOK   bool
 	bulkMode bool // the replacement in progress queues bulks
