@@ -38,9 +38,10 @@ type Resource[T informer.Object] struct {
 	Kind string
 	// Namespaced is true for resources whose objects live in namespaces.
 	Namespaced bool
-	// Protobuf, when set (kube.Protobuf[T]()), lets the Source ask for
-	// Kubernetes protobuf; nil means JSON, which custom resources always
-	// use.
+	// Protobuf, when set (kube.Protobuf[T]() for a type with protobuf
+	// struct tags, kube.ProtobufFunc for one without), lets the Source
+	// ask for Kubernetes protobuf; nil means JSON, which custom resources
+	// always use.
 	Protobuf kube.ProtobufCodec
 }
 

@@ -5,8 +5,10 @@ import (
 	"mime"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/protodec"
 )
 
 // ContentType is the encoding a Source asks the server for, set in
@@ -29,55 +31,98 @@ const (
 )
 
 // ProtobufCodec decodes objects of one type from Kubernetes protobuf, for
-// Options.Protobuf; Protobuf makes one.
+// Options.Protobuf: Protobuf makes one from T's protobuf struct tags,
+// ProtobufFunc from a decoding function such as the generated Unmarshal.
 type ProtobufCodec interface {
 	// objectType is the type it decodes.
 	objectType() reflect.Type
 }
 
-// Protobuf returns the ProtobufCodec of T, a type with the generated
-// protobuf method Unmarshal([]byte) error: the types of k8s.io/api
-// (*corev1.Pod, *appsv1.Deployment, ...) and
-// *metav1.PartialObjectMetadata. Set it as Options.Protobuf to list and
+// Protobuf returns the ProtobufCodec of T, a pointer to a struct whose
+// fields carry protobuf struct tags (`protobuf:"bytes,1,opt,name=metadata"`),
+// as the types of k8s.io/api (*corev1.Pod, *appsv1.Deployment, ...) and
+// *metav1.PartialObjectMetadata do. Set it as Options.Protobuf to list and
 // watch in protobuf:
 //
 //	kube.New[*corev1.Pod](cfg, res, kube.Options{Protobuf: kube.Protobuf[*corev1.Pod]()})
 //
-// Protobuf is an option rather than chosen from T's methods because a
-// program that may call Unmarshal through an interface links the
-// generated decoding code of every API type it uses (about 1.7 MB for
-// *corev1.Pod), even if it only ever speaks JSON; T's method is called
-// here directly, so only programs that use Protobuf pay for it.
-func Protobuf[T interface {
-	informer.Object
-	Unmarshal(data []byte) error
-}]() ProtobufCodec {
-	return protobufCodec[T]{}
+// It decodes straight into T with a decoder compiled once per type from
+// those tags (the same objects as the generated Unmarshal methods, with
+// far fewer allocations: the strings of one object share one, and
+// well-known values such as label keys are shared by all), and it does
+// not call the generated code, which a program that only uses Protobuf
+// therefore does not link. New fails with ErrInvalidConfig when T has
+// no protobuf tags (an embedded type's tags do not count: a struct that
+// embeds metav1.PartialObjectMetadata to get its Unmarshal method is such
+// a type) or a tagged field this decoder cannot decode; use ProtobufFunc
+// for those.
+func Protobuf[T informer.Object]() ProtobufCodec {
+	return protobufTags[T]{}
 }
 
-// protobufCodec calls T's Unmarshal without an interface.
-type protobufCodec[T interface {
-	informer.Object
-	Unmarshal(data []byte) error
-}] struct{}
+// ProtobufFunc returns a ProtobufCodec that decodes each object with
+// decode, handed a new T and the object's protobuf message: for example
+// the generated Unmarshal method of a type without protobuf tags, or of
+// one the tag-compiled decoder of Protobuf refuses:
+//
+//	kube.Options{Protobuf: kube.ProtobufFunc((*corev1.Pod).Unmarshal)}
+//
+// decode must copy what it keeps of the message (the Source reuses its
+// buffers), must not keep the message itself, and should not panic; a
+// panic is turned into a decoding error. Naming a type's Unmarshal method
+// here links its generated code, about 1.7 MB for *corev1.Pod.
+func ProtobufFunc[T informer.Object](decode func(obj T, message []byte) error) ProtobufCodec {
+	return protobufFunc[T]{decode: decode}
+}
 
-func (protobufCodec[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+// protobufTags is Protobuf's codec; the decoder is compiled in New.
+type protobufTags[T informer.Object] struct{}
 
-// unmarshal decodes data into obj. The generated code must copy what it
-// keeps of data, as it does: the decoders reuse their buffers.
-func (protobufCodec[T]) unmarshal(obj T, data []byte) error { return obj.Unmarshal(data) }
+func (protobufTags[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+// decoder compiles T's decoder. T is a pointer type (checked before, by
+// objectFactory), so the object's address is the pointer itself.
+func (protobufTags[T]) decoder() (func(T, []byte) error, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%w: Options.Protobuf: kube.Protobuf needs a pointer to a struct, not %s", ErrInvalidConfig, t)
+	}
+	c, err := protodec.For(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Options.Protobuf: %s cannot be decoded from its protobuf tags (%w); set kube.ProtobufFunc with its decoding function, such as its generated Unmarshal", ErrInvalidConfig, t, err)
+	}
+	return func(obj T, data []byte) error {
+		return c.Decode(data, *(*unsafe.Pointer)(unsafe.Pointer(&obj)))
+	}, nil
+}
+
+// protobufFunc is ProtobufFunc's codec.
+type protobufFunc[T informer.Object] struct {
+	decode func(T, []byte) error
+}
+
+func (protobufFunc[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (c protobufFunc[T]) decoder() (func(T, []byte) error, error) {
+	if c.decode == nil {
+		return nil, fmt.Errorf("%w: Options.Protobuf: kube.ProtobufFunc with a nil function", ErrInvalidConfig)
+	}
+	return c.decode, nil
+}
 
 // protobufDecoder returns the decoding function of codec for T: nil for
-// no codec, an error when codec decodes another type.
+// no codec, an error when codec decodes another type or cannot decode T.
 func protobufDecoder[T informer.Object](codec ProtobufCodec) (func(T, []byte) error, error) {
 	if codec == nil {
 		return nil, nil
 	}
-	c, ok := codec.(interface{ unmarshal(T, []byte) error })
+	c, ok := codec.(interface {
+		decoder() (func(T, []byte) error, error)
+	})
 	if !ok {
 		return nil, fmt.Errorf("%w: Options.Protobuf decodes %s, not the Source's type %s", ErrInvalidConfig, codec.objectType(), reflect.TypeFor[T]())
 	}
-	return c.unmarshal, nil
+	return c.decoder()
 }
 
 // mediaTypeProtobuf is Kubernetes' protobuf media type. A list or an
@@ -124,7 +169,7 @@ func newContentTypes(ct ContentType, metadataOnly, canProto bool) (contentTypes,
 	case ContentTypeJSON:
 	case ContentTypeProtobuf:
 		if !canProto {
-			return c, fmt.Errorf("%w: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with generated protobuf code, such as a k8s.io/api type)", ErrInvalidConfig)
+			return c, fmt.Errorf("%w: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with protobuf struct tags, such as a k8s.io/api type)", ErrInvalidConfig)
 		}
 		askProto = true
 	default:

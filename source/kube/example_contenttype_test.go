@@ -55,5 +55,5 @@ func ExampleOptions_contentType() {
 	// listed app
 	// Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json
 	// listed app
-	// kube: invalid configuration: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with generated protobuf code, such as a k8s.io/api type)
+	// kube: invalid configuration: Options.ContentType is protobuf, but Options.Protobuf is not set (kube.Protobuf[T]() for a type with protobuf struct tags, such as a k8s.io/api type)
 }

@@ -148,14 +148,14 @@ func TestIntegrationKindCheck(t *testing.T) {
 	t.Run("protobuf, Resource.Kind", func(t *testing.T) {
 		res := configMapsRes
 		res.Kind = "Pod"
-		src, err := New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoWidget]()})
+		src, err := New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = src.List(t.Context(), informer.ListOptions{})
 		list(t, err)
 		res.Kind = "ConfigMap"
-		src, err = New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoWidget]()})
+		src, err = New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,8 +28,10 @@ import (
 //	                      "k8s\x00" Unknown again, wrapping the object
 //
 // This file reads the wire format itself (tags, varints, lengths) so that
-// a list streams item by item; the generated Unmarshal methods decode the
-// objects, ListMeta, ObjectMeta and Status.
+// a list streams item by item; Options.Protobuf's codec decodes the
+// objects (internal/protodec, compiled from T's protobuf tags, unless
+// ProtobufFunc gave another function), and the generated Unmarshal
+// methods of metav1 ListMeta, ObjectMeta and Status.
 
 // protobufMagic starts every protobuf-encoded object and list.
 var protobufMagic = []byte("k8s\x00")
@@ -256,19 +258,20 @@ func setKind(obj any, tm typeMeta) {
 	}
 }
 
-// unmarshal decodes data into obj with decode, its generated Unmarshal
-// method (called directly, never through an interface: see Protobuf),
-// turning a panic of that code on hostile input into an error.
+// unmarshal decodes data into obj with decode: Options.Protobuf's (the
+// tag-compiled decoder of Protobuf, or ProtobufFunc's function), or a
+// generated Unmarshal method called directly, never through an interface
+// (see Protobuf). A panic of that code on hostile input becomes an error.
 func unmarshal[M any](obj M, decode func(M, []byte) error, data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%T.Unmarshal panicked: %v", obj, r)
+			err = fmt.Errorf("decoding %T panicked: %v", obj, r)
 		}
 	}()
 	if err := decode(obj, data); err != nil {
 		// Not %w: io.ErrUnexpectedEOF from generated code means a
 		// malformed message, not a truncated body.
-		return fmt.Errorf("%T.Unmarshal: %v", obj, err)
+		return fmt.Errorf("decoding %T: %v", obj, err)
 	}
 	return nil
 }

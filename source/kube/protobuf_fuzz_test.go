@@ -82,7 +82,7 @@ func fuzzProtobufWatch[T interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode, err := protobufDecoder[T](Protobuf[T]())
+	decode, err := protobufDecoder[T](codecOf[T]())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func codecOf[T informer.Object]() ProtobufCodec {
 	case *metav1.PartialObjectMetadata:
 		return Protobuf[*metav1.PartialObjectMetadata]()
 	case *protoWidget:
-		return Protobuf[*protoWidget]()
+		return ProtobufFunc((*protoWidget).Unmarshal)
 	}
 	return nil
 }

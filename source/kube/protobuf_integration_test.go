@@ -244,7 +244,7 @@ func TestIntegrationProtobufExpired(t *testing.T) {
 	}
 	// Full objects, as far as protoWidget reads them: errors come as a
 	// protobuf Status (metadata-only requests get JSON errors).
-	full, err := New[*protoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, DisableKindCheck: true, Protobuf: Protobuf[*protoWidget]()})
+	full, err := New[*protoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, DisableKindCheck: true, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestIntegrationProtobufCRD(t *testing.T) {
 		r.must("POST", path, newDoohickey(fmt.Sprintf("d%d", i), i), nil)
 	}
 	client, rec := recordingClient(t, cfg)
-	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, DisableKindCheck: true, ContentType: ContentTypeProtobuf, Protobuf: Protobuf[*protoGadget](), HTTPClient: client})
+	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, DisableKindCheck: true, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoGadget).Unmarshal), HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func TestProtobufWatchBadInput(t *testing.T) {
 		{name: "error that is not a Status", chunks: [][]byte{good, frame(t, "ERROR", pomObject(t, pom("a", "x", "1"))), good}, events: 1,
 			is: []error{ErrMalformed}, msg: `the ERROR event's object is not a Status: the object is a "PartialObjectMetadata"`},
 		{name: "error with a malformed Status", chunks: [][]byte{frame(t, "ERROR", envelope(t, "v1", "Status", []byte{0x0a, 0x09, 0x01})), good},
-			is: []error{ErrMalformed}, msg: "the ERROR event's object is not a Status: *v1.Status.Unmarshal"},
+			is: []error{ErrMalformed}, msg: "the ERROR event's object is not a Status: decoding *v1.Status"},
 		{name: "error without magic", chunks: [][]byte{frame(t, "ERROR", []byte("{\"kind\":\"Status\"}"))},
 			is: []error{ErrMalformed}, msg: "protobuf magic"},
 		{name: "error with an empty Status", chunks: [][]byte{frame(t, "ERROR", envelope(t, "v1", "Status", nil))},
@@ -120,7 +120,7 @@ func TestProtobufWatchBadInput(t *testing.T) {
 		{name: "object without magic", chunks: [][]byte{frame(t, "MODIFIED", mustMarshal(t, ptr(pom("a", "w1", "12")))), good},
 			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not start with the protobuf magic", recoverable: true},
 		{name: "object that is not a PartialObjectMetadata", chunks: [][]byte{frame(t, "MODIFIED", envelope(t, "v1", "Pod", []byte{0x0a, 0x03, 0x0a, 0x05, 'x'})), good},
-			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not decode into *v1.PartialObjectMetadata: *v1.PartialObjectMetadata.Unmarshal", recoverable: true},
+			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not decode into *v1.PartialObjectMetadata: decoding *v1.PartialObjectMetadata: protobuf: metadata", recoverable: true},
 		{name: "object that is a Status", chunks: [][]byte{frame(t, "ADDED", statusObject(t, 500, "InternalError", "boom")), good},
 			is: []error{ErrMalformed}, msg: "the object is a Status", recoverable: true},
 		{name: "object encoded as json", chunks: [][]byte{frame(t, "ADDED", unknownWith(runtime.Unknown{TypeMeta: pomTM, Raw: []byte("{}"), ContentType: "application/json"})), good},
@@ -246,7 +246,7 @@ func TestProtobufWatchStallCancel(t *testing.T) {
 // TestContentTypeOption checks what each Options.ContentType asks for,
 // for each kind of object type, and the settings New refuses.
 func TestContentTypeOption(t *testing.T) {
-	pomCodec, widgetCodec := Protobuf[*metav1.PartialObjectMetadata](), Protobuf[*protoWidget]()
+	pomCodec, widgetCodec := Protobuf[*metav1.PartialObjectMetadata](), ProtobufFunc((*protoWidget).Unmarshal)
 	tests := []struct {
 		name        string
 		ct          ContentType
