@@ -21,7 +21,11 @@ func (d *decoder) mapEntries(f *fieldCodec, p ptr, start, i, end int) (int, erro
 	kp, vp := kh.Addr().UnsafePointer(), vh.Addr().UnsafePointer()
 	direct := d.direct
 	d.direct = true // the map copies keys and values: no pending strings
-	defer func() { d.direct = direct }()
+	defer func() {
+		d.direct = direct
+		kh.SetZero() // the pooled holders keep nothing alive
+		vh.SetZero()
+	}()
 	for k := range n {
 		if k > 0 {
 			_, j, _ := d.varint(i, end) // the tag, checked by run
@@ -67,8 +71,6 @@ func (d *decoder) mapEntries(f *fieldCodec, p ptr, start, i, end int) (int, erro
 		mv.SetMapIndex(kh, vh)
 		i = e
 	}
-	kh.SetZero()
-	vh.SetZero()
 	return i, nil
 }
 
