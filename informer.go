@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -100,7 +101,8 @@ type Informer[T Object] struct {
 
 	lastErr  lastError     // see LastError
 	applied  applied       // see AppliedResourceVersion
-	progress chan struct{} // the reflector moved on without an event (a bookmark)
+	progress chan struct{} // the reflector's version moved on while the process loop was idle
+	idle     atomic.Bool   // the process loop waits, and wants to hear of progress
 
 	synced   chan struct{}
 	stopped  chan struct{}
@@ -348,6 +350,15 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		if !inf.isSynced {
 			fifoSynced = inf.fifo.Synced()
 		}
+		// The reflector moves its version on just after the write that
+		// moved it; if it did since readRV, take again (what was written
+		// is in, or the queue wakes us), so that the applied version
+		// catches up. Otherwise its next move wakes the loop (Progress).
+		inf.idle.Store(true)
+		if inf.isSynced && inf.refl.LastSyncResourceVersion() != readRV {
+			inf.idle.Store(false)
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -359,6 +370,7 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		case <-rs.c():
 			inf.resync(rs)
 		}
+		inf.idle.Store(false)
 	}
 }
 
@@ -592,6 +604,17 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 }
 
 // EndReplace ends a relist in the queue.
+// Progress wakes the process loop, if it waits, to move the applied
+// version on (see Sink).
+func (s informerSink[T]) Progress() {
+	if s.inf.idle.Load() {
+		select {
+		case s.inf.progress <- struct{}{}:
+		default:
+		}
+	}
+}
+
 func (s informerSink[T]) EndReplace() error {
 	s.inf.lastErr.clear()
 	return s.inf.fifo.EndReplace()

@@ -17,8 +17,10 @@ import (
 )
 
 // Sink is what a Reflector writes into. *DeltaFIFO satisfies it. A sink
-// that also has a method Progress() is told when the reflector's version
-// moves on without an event to write (a bookmark).
+// that also has a method Progress() is called each time the reflector's
+// version (LastSyncResourceVersion) has moved on: after the write that
+// moved it, or for a bookmark, without one. It must be cheap: it is called
+// once per event.
 //
 // A relist arrives as BeginReplace, any number of ReplaceItems (one per
 // page), then EndReplace: the items are the complete state, and whatever the
@@ -118,7 +120,8 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // Sink. It is a loop over explicit states:
 //
 //	list     → paged List from scratch into BeginReplace/ReplaceItems/EndReplace, then watch;
-//	           a continue token that expires half way → one unpaginated List at once
+//	           a continue token that expires half way → one unpaginated List at once;
+//	           a later page that fails otherwise → the same page again (up to 4 times)
 //	watch    → Watch from the last resourceVersion seen; events go to Add/Update/Delete
 //	watch ends cleanly or times out → watch again, from the last resourceVersion
 //	watch fails                     → back off, then watch again from the last resourceVersion
@@ -137,10 +140,13 @@ type Reflector[T Object] struct {
 	mu     sync.Mutex
 	lastRV string
 
+	onProgress func() // the sink's Progress, if it has one
+
 	noWatchList bool      // lists only: streaming lists are off or the source refused one
 	failures    int       // consecutive source errors, for report
 	lastWarn    time.Time // when report last logged at Warn
 	progress    bool      // a watch delivered events or ran a while since the last expiry
+	initialSeen bool      // the current streaming list delivered an initial event
 }
 
 // NewReflector returns a Reflector that reads src into sink.
@@ -154,6 +160,9 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	}
 	if opts.Name != "" {
 		r.log = r.log.With("reflector", opts.Name)
+	}
+	if p, ok := sink.(interface{ Progress() }); ok {
+		r.onProgress = p.Progress
 	}
 	switch opts.WatchList {
 	case WatchListOn:
@@ -178,6 +187,9 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	r.mu.Lock()
 	r.lastRV = rv
 	r.mu.Unlock()
+	if r.onProgress != nil {
+		r.onProgress()
+	}
 }
 
 type reflectorState int
@@ -195,6 +207,10 @@ func (r *Reflector[T]) streamBatch() int {
 	}
 	return 500
 }
+
+// pageRetries is how many times a list asks again for a page after the
+// first that failed, before it gives up and starts over after a backoff.
+const pageRetries = 4
 
 // productiveAfter is how long a watch must stay open to count as
 // productive without delivering an event: a failure after it is resumed at
@@ -226,6 +242,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	state := stateList
 	listRV := r.opts.ListResourceVersion
 	stalled := false // relisting after expiries that made no progress
+	streamCuts := 0  // streaming lists cut in a row after sending something
 	for ctx.Err() == nil {
 		var err error
 		productive := false
@@ -233,7 +250,18 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		case stateList:
 			if !r.noWatchList {
 				var listed bool
+				r.initialSeen = false
 				listed, productive, err = r.stream(ctx, b, true)
+				switch {
+				case listed:
+					streamCuts = 0
+				case err != nil && r.initialSeen && streamCuts < pageRetries:
+					// Cut after sending part of the state: start over
+					// after the initial delay, not a growing one, a few
+					// times (as a paged list asks a failed page again).
+					streamCuts++
+					b.reset()
+				}
 				if errors.Is(err, ErrWatchListUnsupported) {
 					r.log.Info("streaming list not supported by the source; falling back to list", "err", err)
 					r.noWatchList = true
@@ -363,8 +391,22 @@ func (r *Reflector[T]) list(ctx context.Context, rv string) error {
 	opts := ListOptions{ResourceVersion: rv, Limit: max(r.opts.PageSize, NoLimit)}
 	r.sink.BeginReplace()
 	listRV := ""
+	retries := 0 // of the current page
 	for {
 		page, err := r.src.List(ctx, opts)
+		if err != nil && opts.Continue != "" && !errors.Is(err, ErrExpired) && ctx.Err() == nil && retries < pageRetries {
+			// A later page failed (a cut connection, a truncated body,
+			// a 500): its continue token is still good, so ask for that
+			// page again rather than start over, which, under a fault
+			// rate per page, a long list might never get through.
+			r.reportRoutine(sourceError("list", rv, err))
+			if !sleep(ctx, (50*time.Millisecond)<<retries+rand.N(50*time.Millisecond)) {
+				return sourceError("list", rv, err)
+			}
+			retries++
+			continue
+		}
+		retries = 0
 		if err != nil && opts.Continue != "" && errors.Is(err, ErrExpired) {
 			// The snapshot the pages came from was compacted away. Paging
 			// again could expire again, for ever, under frequent
@@ -541,6 +583,7 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 					// A plain watch: the server ignored the request.
 					return false, false, fmt.Errorf("%w: %s event before the end of the initial events", ErrWatchListUnsupported, ev.Type)
 				}
+				r.initialSeen = true
 				pageBuf = append(pageBuf, ev.Object)
 				if len(pageBuf) >= r.streamBatch() {
 					flush()
@@ -579,9 +622,6 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			if v := newVersion(rv); !v.olderThan(last) {
 				last = v
 				r.setLastRV(rv)
-				if p, ok := r.sink.(interface{ Progress() }); ok {
-					p.Progress()
-				}
 			}
 		case EventInitialEventsEnd:
 			if !inInitial {

@@ -188,3 +188,29 @@ func TestRepeatedFailuresAreSummarised(t *testing.T) {
 		}
 	})
 }
+
+// A bookmark moves the applied version on by itself: a wait for its
+// version returns without any later event (the process loop is woken).
+func TestBookmarkMovesTheAppliedVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		src.Create(newItem("ns", "a", "v1"))
+		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		ahead := fmt.Sprint(mustAtoi(t, src.ResourceVersion()) + 5)
+		src.InjectEvent(informer.Event[*item]{Type: informer.EventBookmark, ResourceVersion: ahead})
+		tctx, tcancel := context.WithTimeout(ctx, time.Minute)
+		defer tcancel()
+		if err := inf.WaitForResourceVersion(tctx, ahead); err != nil {
+			t.Fatalf("waiting for the bookmark's version %s: %v (applied %s)", ahead, err, inf.AppliedResourceVersion())
+		}
+		cancel()
+		<-done
+	})
+}
