@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -234,4 +235,62 @@ func TestRepeatedExpiryWithoutProgressBacksOff(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A later page of a paged list that fails (a cut connection, a truncated
+// body) is asked for again with the same continue token, after a short
+// delay, instead of the list starting over; after pageRetries more
+// failures of that page the list starts over after a backoff.
+func TestFailedPageIsAskedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failures int // of the second page
+		restarts bool
+	}{
+		{"once", 1, false},
+		{"four times", 4, false},
+		{"five times", 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mem := memory.New[*item](memory.Options{})
+				seedItems(t, mem, "ns", 9)
+				src := spy(mem)
+				left := tc.failures
+				src.afterList = func(call int, p page, err error) (page, error) {
+					if call > 0 && left > 0 && err == nil {
+						left--
+						return page{}, io.ErrUnexpectedEOF
+					}
+					return p, err
+				}
+				sink := newSinkRec()
+				var errs errList
+				r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{PageSize: 4})
+				runReflector(t, r)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				lists := src.listCalls()
+				restarted := 0
+				for _, c := range lists[1:] {
+					if c.opts.Continue == "" {
+						restarted++
+					}
+				}
+				if (restarted > 0) != tc.restarts {
+					t.Errorf("%d restarts of the list, want restarts: %v (calls %+v)", restarted, tc.restarts, lists)
+				}
+				if !tc.restarts {
+					for i := 2; i <= tc.failures+1; i++ {
+						if lists[i].opts.Continue != lists[1].opts.Continue {
+							t.Errorf("call %d asked for %q, want the failed page %q again", i, lists[i].opts.Continue, lists[1].opts.Continue)
+						}
+					}
+				}
+				if got, want := sink.data(), sourceState(mem); !equalMaps(got, want) {
+					t.Errorf("sink %v, source %v", got, want)
+				}
+			})
+		})
+	}
 }
