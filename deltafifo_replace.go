@@ -147,6 +147,11 @@ func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
 	if b.initial {
 		f.initial += len(b.keys)
 	}
+	if f.marks != nil && f.queue.len() == 0 && f.inflight == 0 {
+		// The first page into an empty cache: a hint of its size, exact
+		// for a list in one page.
+		f.marks.reserve(len(b.keys))
+	}
 	f.queue.push(inBulk)
 	f.bulks.push(b)
 	f.nkeys += len(b.keys)

@@ -334,6 +334,17 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 	return dst
 }
 
+// reserve makes room for n entries if the Indexer is empty, so that a
+// first list of known size fills it without growing its map and slots.
+func (ix *Indexer[T]) reserve(n int) {
+	ix.mu.Lock()
+	if len(ix.items) == 0 && len(ix.slots.s) == 0 && cap(ix.slots.s) < n {
+		ix.items = make(map[string]ref, n)
+		ix.slots.s = make([]slot[T], 0, n)
+	}
+	ix.mu.Unlock()
+}
+
 // insertLocked stores a new entry at write sequence ix.seq and returns its
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
