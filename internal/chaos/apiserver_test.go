@@ -395,7 +395,7 @@ func seedConfigMaps(t *testing.T, c *cluster, n int) {
 			for i := w; i < n; i += 8 {
 				ok := false
 				for try := 0; try < 10 && !ok; try++ {
-					ok = c.write("ADDED", "seed", strconv.Itoa(i), 0, strings.Repeat("p", 64)) != 0 || c.keysHas("seed-" + strconv.Itoa(i))
+					ok = c.write("ADDED", "seed", strconv.Itoa(i), 0, strings.Repeat("p", 64)) != 0 || c.keysHas("seed-"+strconv.Itoa(i))
 					if !ok {
 						time.Sleep(100 * time.Millisecond)
 					}
