@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,4 +184,81 @@ func testLogger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// TestChaosSoak runs the "everything" scenario for CHAOS_SOAK (e.g. 30m;
+// off unless set), sampling the heap and the goroutines every 10s: the
+// oracle must find nothing, and neither may grow without bound (the live
+// heap of the last quarter within 1.5× that of the second, the goroutine
+// count within 20 of its median).
+func TestChaosSoak(t *testing.T) {
+	s := os.Getenv("CHAOS_SOAK")
+	if s == "" {
+		t.Skip("set CHAOS_SOAK=30m to soak")
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("CHAOS_SOAK: %v", err)
+	}
+	f := scenarios[len(scenarios)-1].faults
+	type sample struct {
+		heap       uint64
+		goroutines int
+	}
+	var (
+		mu      sync.Mutex
+		samples []sample
+	)
+	ctx, stop := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Second):
+			}
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			mu.Lock()
+			samples = append(samples, sample{m.HeapAlloc, runtime.NumGoroutine()})
+			t.Logf("soak: %s heap %.1f MiB, %d goroutines", time.Duration(len(samples))*10*time.Second, float64(m.HeapAlloc)/(1<<20), runtime.NumGoroutine())
+			mu.Unlock()
+		}
+	}()
+	runKube(t, "soak: everything", seeds(t)[0], f, d)
+	stop()
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	n := len(samples)
+	if n < 8 {
+		return
+	}
+	avg := func(ss []sample) float64 {
+		var sum float64
+		for _, s := range ss {
+			sum += float64(s.heap)
+		}
+		return sum / float64(len(ss))
+	}
+	if second, last := avg(samples[n/4:n/2]), avg(samples[3*n/4:]); last > 1.5*second {
+		t.Errorf("live heap grew from %.1f MiB to %.1f MiB over the soak", second/(1<<20), last/(1<<20))
+	}
+	gs := make([]int, n)
+	for i, s := range samples {
+		gs[i] = s.goroutines
+	}
+	slices.Sort(gs)
+	for _, s := range samples {
+		if s.goroutines > gs[n/2]+20 {
+			t.Errorf("%d goroutines in a sample, median %d", s.goroutines, gs[n/2])
+			break
+		}
+	}
 }
