@@ -2,6 +2,8 @@ package informer
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"unsafe"
 
@@ -150,3 +152,82 @@ func TestDeltaFIFOKeyInterning(t *testing.T) {
 }
 
 func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
+
+// TestDeltaFIFOBulkRingGrowsWhileWrapped: a first list's pages queue as
+// bulks, in a ring of their own beside the queue's ring (where each bulk
+// takes one place, among the keys changed meanwhile). When pages come
+// faster than they are popped, both rings grow while wrapped around, their
+// heads past the start of their arrays; every key must still come out
+// once, in order, with its delta.
+func TestDeltaFIFOBulkRingGrowsWhileWrapped(t *testing.T) {
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{})
+	f.bulkOK = true
+	f.BeginReplace()
+	if !f.bulkMode {
+		t.Fatal("not a bulk replacement")
+	}
+	var want, got []string // "key:Type resourceVersion", in queue order
+	pop := func(max int) {
+		t.Helper()
+		err := f.PopBatch(context.Background(), max, func(batch []KeyDeltas[*bobj]) error {
+			for _, kd := range batch {
+				for _, d := range kd.Deltas {
+					got = append(got, kd.Key+":"+d.Type.String()+" "+d.Object.ResourceVersion)
+				}
+			}
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Per step, a page of one to three objects (one bulk) and a change to
+	// a key not in the list (one queued key); zero to four keys popped, so
+	// the backlog grows by about a key a step while the heads move on, and
+	// the rings fill with their heads anywhere.
+	rng := rand.New(rand.NewPCG(1, 2))
+	queueGrew, bulksGrew := 0, 0 // growths while wrapped
+	for i := range 600 {
+		if f.bulks.len() == len(f.bulks.buf) && f.bulks.head != 0 {
+			bulksGrew++
+		}
+		if f.queue.len() == len(f.queue.buf) && f.queue.head != 0 {
+			queueGrew++
+		}
+		page := make([]*bobj, 1+rng.IntN(3))
+		for j := range page {
+			page[j] = bo(fmt.Sprint("p", i, "-", j), fmt.Sprint(i))
+			want = append(want, fmt.Sprint("ns/p", i, "-", j, ":Replaced ", i))
+		}
+		if err := f.ReplaceItems(page); err != nil {
+			t.Fatal(err)
+		}
+		if f.queue.len() == len(f.queue.buf) && f.queue.head != 0 {
+			queueGrew++
+		}
+		if err := f.Add(bo(fmt.Sprint("c", i), fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprint("ns/c", i, ":Added ", i))
+		if n := rng.IntN(5); n > 0 {
+			pop(n)
+		}
+	}
+	for f.Len() > 0 {
+		pop(5)
+	}
+	if err := f.EndReplace(); err != nil {
+		t.Fatal(err)
+	}
+	if queueGrew < 2 || bulksGrew < 2 {
+		t.Fatalf("the queue's ring grew %d times while wrapped, the bulks' %d: want each at least twice", queueGrew, bulksGrew)
+	}
+	if !equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("popped %d keys, want %d; key %d is %s, want %s", len(got), len(want), i+1, got[i], want[i])
+			}
+		}
+		t.Fatalf("popped %d keys, want %d", len(got), len(want))
+	}
+}

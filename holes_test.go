@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -292,5 +293,70 @@ func TestFailedPageIsAskedAgain(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// The DeltaFIFO's queue is a ring of positions that grows by copying. With
+// keys backing up faster than they are popped (a large relist, a slow
+// consumer), it grows while wrapped around: its head is past the start of
+// its array and the newest keys sit before it. Every key must still come
+// out exactly once, in the order it was first queued, with all its deltas.
+func TestDeltaFIFORingGrowsWhileWrapped(t *testing.T) {
+	f := informer.NewDeltaFIFO(informer.DeltaFIFOOptions[*item]{})
+	var order []string              // queued keys, oldest first
+	deltas := map[string][]string{} // queued key → its deltas as "Type data"
+	queue := func(key string, t informer.DeltaType, data string) {
+		if _, ok := deltas[key]; !ok {
+			order = append(order, key)
+		}
+		deltas[key] = append(deltas[key], t.String()+" "+data)
+	}
+	pop := func() {
+		t.Helper()
+		want := order[0]
+		order = order[1:]
+		err := f.Pop(t.Context(), func(key string, ds []informer.Delta[*item]) error {
+			var got []string
+			for _, d := range ds {
+				got = append(got, d.Type.String()+" "+d.Object.Data)
+			}
+			if key != want || fmt.Sprint(got) != fmt.Sprint(deltas[want]) {
+				t.Fatalf("popped %s %v, want %s %v", key, got, want, deltas[want])
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		delete(deltas, want)
+	}
+	// Per step, one new key and every third step a pop: the backlog grows
+	// by two keys every three steps while the head keeps moving, so each
+	// time the ring is full (16, 32 ... 512) its head is well past the
+	// start (a quarter of the way round).
+	// Every fourth step updates a key in the middle of the backlog, which
+	// may sit in the wrapped part.
+	for i := range 800 {
+		key := fmt.Sprint("k", i)
+		mustDo(t, f.Add(newItem("ns", key, "v1")))
+		queue("ns/"+key, informer.DeltaAdded, "v1")
+		if i%4 == 3 {
+			mid := order[len(order)/2]
+			data := fmt.Sprint("v", i)
+			mustDo(t, f.Update(newItem("ns", strings.TrimPrefix(mid, "ns/"), data)))
+			queue(mid, informer.DeltaUpdated, data)
+		}
+		if i%3 == 2 {
+			pop()
+		}
+		if f.Len() != len(order) {
+			t.Fatalf("step %d: Len %d, want %d", i, f.Len(), len(order))
+		}
+	}
+	for len(order) > 0 {
+		pop()
+	}
+	if f.Len() != 0 {
+		t.Fatalf("Len %d after popping every key", f.Len())
 	}
 }
