@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -359,4 +360,133 @@ func TestDeltaFIFORingGrowsWhileWrapped(t *testing.T) {
 	if f.Len() != 0 {
 		t.Fatalf("Len %d after popping every key", f.Len())
 	}
+}
+
+// gate blocks a handler at chosen calls (counted from 1) until the test
+// releases it, or gives up.
+type gate struct {
+	at      map[int]bool
+	calls   atomic.Int32
+	blocked chan int
+	release chan struct{}
+	giveUp  chan struct{} // closed when the test stops releasing
+}
+
+func newGate(at ...int) *gate {
+	g := &gate{at: map[int]bool{}, blocked: make(chan int), release: make(chan struct{}), giveUp: make(chan struct{})}
+	for _, n := range at {
+		g.at[n] = true
+	}
+	return g
+}
+
+func (g *gate) hook(rec) {
+	if n := int(g.calls.Add(1)); g.at[n] {
+		select {
+		case g.blocked <- n:
+		case <-g.giveUp:
+			return
+		}
+		select {
+		case <-g.release:
+		case <-g.giveUp:
+		}
+	}
+}
+
+// checkBlockedUnsynced waits until the handler blocks at each of g's
+// calls in turn and checks that reg is not synced meanwhile, though inf
+// is: HasSynced is false and WaitForSync gives up with its context; then
+// it lets the handler go on.
+func checkBlockedUnsynced(t *testing.T, g *gate, inf *informer.Informer[*item], reg *informer.Registration[*item], calls []int) {
+	t.Helper()
+	defer close(g.giveUp) // a failed check must not leave the handler blocked
+	for _, want := range calls {
+		if n := <-g.blocked; n != want {
+			t.Fatalf("blocked at call %d, want %d", n, want)
+		}
+		synctest.Wait() // all else is done
+		if !inf.HasSynced() {
+			t.Fatalf("informer not synced while the handler is blocked in call %d", want)
+		}
+		if reg.HasSynced() {
+			t.Fatalf("registration synced while its handler is blocked in call %d", want)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		err := reg.WaitForSync(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("WaitForSync while the handler is blocked in call %d = %v, want the context's deadline", want, err)
+		}
+		g.release <- struct{}{}
+	}
+}
+
+// checkInitialAdds checks that recs are one initial add of each of n
+// objects named k0, k1 ...
+func checkInitialAdds(t *testing.T, recs []rec, n int) {
+	t.Helper()
+	if len(recs) != n {
+		t.Fatalf("%d calls, want %d", len(recs), n)
+	}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if r.Kind != "add" || !r.Initial || seen[r.Key] {
+			t.Fatalf("call %v: want one initial add per object", r)
+		}
+		seen[r.Key] = true
+	}
+	for i := range n {
+		if key := fmt.Sprint("ns/k", i); !seen[key] {
+			t.Fatalf("no add of %s", key)
+		}
+	}
+}
+
+// A registration's initial list spans many listener batches (of 32): it
+// reports synced only once its handler has returned from the last of
+// them, not after the first batch nor when the last one is taken.
+func TestRegistrationSyncedAfterEveryBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 1000
+		src := memory.New[*item](memory.Options{})
+		seedItems(t, src, "ns", n)
+		inf := informer.New(src, quiet[*item](t, nil))
+		g := newGate(1, 32, 33, 500, n-1, n)
+		h := &recorder{hook: g.hook}
+		reg, _ := inf.AddHandler(h, informer.HandlerOptions{})
+		runInformer(t, inf)
+		checkBlockedUnsynced(t, g, inf, reg, []int{1, 32, 33, 500, n - 1, n})
+		if err := reg.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		checkInitialAdds(t, h.all(), n)
+	})
+}
+
+// A handler added after the informer synced gets the cache replayed as
+// initial adds, and its registration reports synced only once that replay
+// has been delivered, not when it was queued.
+func TestLateHandlerSyncedAfterItsReplay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 2000
+		src := memory.New[*item](memory.Options{})
+		seedItems(t, src, "ns", n)
+		inf := informer.New(src, quiet[*item](t, nil))
+		runInformer(t, inf)
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		g := newGate(1, n)
+		h := &recorder{hook: g.hook}
+		reg, err := inf.AddHandler(h, informer.HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBlockedUnsynced(t, g, inf, reg, []int{1, n})
+		if err := reg.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		checkInitialAdds(t, h.all(), n)
+	})
 }
