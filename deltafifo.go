@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"hash/maphash"
 	"iter"
 	"strconv"
 	"sync"
@@ -102,8 +103,8 @@ type DeltaFIFO[T Object] struct {
 	known   KnownObjects[T]
 
 	mu    sync.Mutex
-	idle  sync.Cond        // signalled when inflight drops to 0
-	items map[string]int32 // queued key → its pending deltas in pend
+	idle  sync.Cond // signalled when inflight drops to 0
+	items keyTable  // queued key → its pending deltas in pend
 	// pages hold the queued keys' deltas by position (see pendAt); a key
 	// keeps its position until its consumer is done with it, so a push
 	// appends in place and a pop reads its deltas through the queue,
@@ -163,9 +164,10 @@ type bulk[T Object] struct {
 // that queueing a key allocates nothing; deltas grows out of it when a
 // second one arrives.
 type pending[T Object] struct {
-	key    string // the map's key, to share
+	key    string // the queued key, to share
 	deltas []Delta[T]
 	one    [1]Delta[T]
+	hash   uint32 // key's hash in DeltaFIFO.items
 	// gen is DeltaFIFO.gen of the last replacement that saw the key; in
 	// a free entry, the next free position + 1 (0: none).
 	gen     uint32
@@ -188,7 +190,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 	f := &DeltaFIFO[T]{
 		keyFunc: opts.KeyFunc,
 		known:   opts.KnownObjects,
-		items:   map[string]int32{},
+		items:   keyTable{seed: maphash.MakeSeed()},
 		ready:   make(chan struct{}, 1),
 		synced:  make(chan struct{}),
 	}
@@ -221,8 +223,8 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			if f.closed {
 				return ErrClosed
 			}
-			key, at, _ := f.internLocked(b)
-			at = f.pushAtLocked(key, at, Delta[T]{Type: t, Object: obj})
+			key, q, _ := f.internLocked(b)
+			at := f.pushAtLocked(key, q, Delta[T]{Type: t, Object: obj})
 			f.sawLocked(key, at)
 			return nil
 		}
@@ -274,28 +276,27 @@ func (f *DeltaFIFO[T]) seenLocked(key string, at int32, mark uint32) bool {
 }
 
 // internLocked returns b as a string, shared with a queued or known key
-// when there is one, and the position of the key's pending deltas, or
-// noPending if it is not queued. If it is not queued, mark is its relist
-// mark in the known Indexer.
-func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, at int32, mark uint32) {
-	if at, ok := f.items[string(b)]; ok {
-		return f.pendAt(at).key, at, 0
+// when there is one, and what the lookup among the queued keys found (q.at
+// is noPending if it is not queued). If it is not queued, mark is its
+// relist mark in the known Indexer.
+func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) {
+	q = findKey(f, f.items.hashBytes(b), b)
+	if q.at != noPending {
+		return f.pendAt(q.at).key, q, 0
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if f.marks != nil {
 		if key, mark, ok := f.marks.internKey(b); ok {
-			return key, noPending, mark
+			return key, q, mark
 		}
 	}
-	return string(b), noPending, 0
+	return string(b), q, 0
 }
 
-// queuedLocked returns the position of key's pending deltas, or noPending.
-func (f *DeltaFIFO[T]) queuedLocked(key string) int32 {
-	if at, ok := f.items[key]; ok {
-		return at
-	}
-	return noPending
+// queuedLocked looks key up among the queued keys: q.at is the position of
+// its pending deltas, or noPending.
+func (f *DeltaFIFO[T]) queuedLocked(key string) qpos {
+	return findKey(f, f.items.hashString(key), key)
 }
 
 // pushLocked appends d to key's deltas, queueing the key if it is new, and
@@ -304,12 +305,13 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) int32 {
 	return f.pushAtLocked(key, f.queuedLocked(key), d)
 }
 
-// pushAtLocked is pushLocked with the key already looked up: at is the
-// position of its pending deltas, or noPending. It touches the map only to
-// queue a new key.
-func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) int32 {
+// pushAtLocked is pushLocked with the key already looked up (q, which no
+// change to the queue may have followed). It touches the key table only
+// to queue a new key.
+func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
+	at := q.at
 	if at == noPending {
-		if n := len(f.items) + 1; n > f.peak {
+		if n := f.items.n + 1; n > f.peak {
 			f.peak = n
 		}
 		f.pushes++
@@ -324,12 +326,12 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, at int32, d Delta[T]) int32 {
 			}
 		}
 		p := f.pendAt(at)
-		*p = pending[T]{key: key} // a free entry's link, or a drained one's
+		*p = pending[T]{key: key, hash: q.hash} // a free entry's link, or a drained one's
 		if !f.populated {
 			p.initial = true
 			f.initial++
 		}
-		f.items[key] = at
+		f.items.insert(q, at)
 		f.queue.push(at)
 		f.nkeys++
 		if f.queue.len() == 1 {
@@ -470,7 +472,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		at := f.queue.pop()
 		f.nkeys--
 		p := f.pendAt(at)
-		delete(f.items, p.key)
+		f.items.remove(p.hash, at)
 		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen})
 		if p.initial {
 			initial++
@@ -508,7 +510,7 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.inflight--
 	if f.inflight == 0 {
 		f.idle.Broadcast()
-		if len(f.items) == 0 {
+		if f.items.n == 0 {
 			f.drainedLocked()
 		}
 	}
@@ -517,19 +519,14 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 
 // drainedLocked tidies up when no key is queued or in flight (bulks aside).
 func (f *DeltaFIFO[T]) drainedLocked() {
-	if f.peak > 1024 {
-		// A drained backlog leaves the map full of deletion marks that
-		// every later lookup probes past; clearing the empty map drops
-		// them, once per backlog.
-		clear(f.items)
-	}
-	// Positions start from 0 again. The array is kept for the next
-	// backlog, unless backlogs of its size have stopped coming.
-	// Free entries are zero but for their links, which a new use
-	// overwrites.
+	// Positions start from 0 again. The array and the key table are
+	// kept for the next backlog, unless backlogs of their size have
+	// stopped coming. Free entries are zero but for their links, which a
+	// new use overwrites.
 	f.npend, f.freed = 0, 0
 	if shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
 		f.pages = nil
+		f.items.slots = nil
 	}
 	f.peak = 0
 }

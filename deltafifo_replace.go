@@ -102,7 +102,7 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 	}
 	for i, obj := range items {
 		var key string
-		at, mark := int32(noPending), uint32(0)
+		q, mark := notQueued, uint32(0)
 		if f.metaKey {
 			// The default key calls no user code: build it under the lock
 			// and share the string of a queued or cached key, so a relist
@@ -114,19 +114,19 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 				errs = append(errs, &ObjectError{Op: "replace", Err: err})
 				continue
 			}
-			key, at, mark = f.internLocked(b)
+			key, q, mark = f.internLocked(b)
 		} else {
 			if key = keys[i]; key == "" {
 				continue
 			}
-			if at = f.queuedLocked(key); at == noPending && f.marks != nil {
+			if q = f.queuedLocked(key); q.at == noPending && f.marks != nil {
 				mark = f.marks.markOf(key)
 			}
 		}
-		if f.seenLocked(key, at, mark) {
+		if f.seenLocked(key, q.at, mark) {
 			errs = append(errs, &ObjectError{Op: "replace", Err: errors.Join(ErrDuplicateKey, errors.New(key))})
 		}
-		at = f.pushAtLocked(key, at, Delta[T]{Type: DeltaReplaced, Object: obj})
+		at := f.pushAtLocked(key, q, Delta[T]{Type: DeltaReplaced, Object: obj})
 		f.sawLocked(key, at)
 	}
 	return errors.Join(errs...)
@@ -218,8 +218,8 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 		b := f.bulks.at(i)
 		for j := b.next; j < len(b.keys); j++ {
 			key := b.keys[j]
-			if _, queued := f.items[key]; queued {
-				continue // its newest delta is in items: handled below
+			if f.queuedLocked(key).at != noPending {
+				continue // its newest delta is queued: handled below
 			}
 			var mark uint32
 			if f.marks != nil {
@@ -232,21 +232,27 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.deltas[j].Object, FinalStateUnknown: true})
 		}
 	}
-	for key, at := range f.items {
-		if f.seenLocked(key, at, 0) {
+	// Pushing to a queued key leaves the key table as it is.
+	for _, s := range f.items.slots {
+		if s.at1 == 0 {
 			continue
 		}
+		at := s.at1 - 1
 		p := f.pendAt(at)
+		if f.seenLocked(p.key, at, 0) {
+			continue
+		}
 		last := p.deltas[len(p.deltas)-1]
 		if last.Type != DeltaDeleted {
-			f.pushAtLocked(key, at, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
+			f.pushAtLocked(p.key, qpos{at: at}, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
 		}
 	}
 	vanished := func(key string, obj T) {
-		if _, queued := f.items[key]; queued {
+		q := f.queuedLocked(key)
+		if q.at != noPending {
 			return // handled above from its newest delta
 		}
-		f.pushAtLocked(key, noPending, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
+		f.pushAtLocked(key, q, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
 	}
 	switch {
 	case f.marks != nil:
@@ -290,7 +296,7 @@ func (f *DeltaFIFO[T]) Resync() error {
 		}
 	}
 	for key, obj := range f.known.All() {
-		if _, queued := f.items[key]; !queued && !inBulk[key] {
+		if f.queuedLocked(key).at == noPending && !inBulk[key] {
 			f.pushLocked(key, Delta[T]{Type: DeltaSync, Object: obj})
 		}
 	}
