@@ -181,7 +181,20 @@ func (c *cluster) restart(kill bool, down time.Duration) {
 	if kill {
 		cmd.Env = append(cmd.Env, "KUBE_APISERVER_KILL=1")
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	for try := 0; err != nil && bytes.Contains(out, []byte("port is taken")) && try < 5; try++ {
+		// Something else bound the port while the server was down (the
+		// start of another package's server, run in parallel): say what,
+		// and try again.
+		port := c.env["KUBE_APISERVER_URL"][strings.LastIndexByte(c.env["KUBE_APISERVER_URL"], ':')+1:]
+		ss, _ := exec.Command("ss", "-tanp", "sport = :"+port).CombinedOutput()
+		c.t.Logf("restart: port %s taken:\n%s", port, ss)
+		time.Sleep(time.Second)
+		cmd := exec.Command(filepath.Join(scripts, "restart"), c.env["KUBE_APISERVER_DIR"])
+		cmd.Env = append(os.Environ(), "KUBE_APISERVER_DOWN_SECONDS=0")
+		out, err = cmd.CombinedOutput()
+	}
+	if err != nil {
 		c.t.Errorf("restart: %v\n%s", err, out)
 	}
 }
