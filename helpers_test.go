@@ -3,6 +3,7 @@ package informer_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -147,6 +148,22 @@ func runInformer(t *testing.T, inf *informer.Informer[*item]) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// runSyncedOne runs an informer over a source holding ns/a (data v1) and
+// waits for its sync. cancel stops Run, whose result arrives on done.
+func runSyncedOne(t *testing.T) (*memory.Source[*item], *informer.Informer[*item], context.Context, context.CancelFunc, <-chan error) {
+	t.Helper()
+	src := memory.New[*item](memory.Options{})
+	src.Create(newItem("ns", "a", "v1"))
+	inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	if err := inf.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return src, inf, ctx, cancel, done
 }
 
 // checkNoLeaks fails if a goroutine is running code of this module (other

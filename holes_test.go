@@ -141,15 +141,7 @@ func TestWaitForSyncWakesAtOnce(t *testing.T) {
 // once Run returns, and is never called.
 func TestHandlerAddedWhileShuttingDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := memory.New[*item](memory.Options{})
-		src.Create(newItem("ns", "a", "v1"))
-		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- inf.Run(ctx) }()
-		if err := inf.WaitForSync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, inf, _, cancel, done := runSyncedOne(t)
 		cancel() // Run is shutting down; the handler comes in meanwhile
 		h := &recorder{}
 		reg, err := inf.AddHandler(h, informer.HandlerOptions{})

@@ -106,15 +106,7 @@ func TestLogsNameTheInformer(t *testing.T) {
 // read-your-writes a controller needs after it wrote.
 func TestWaitForResourceVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := memory.New[*item](memory.Options{})
-		src.Create(newItem("ns", "a", "v1"))
-		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- inf.Run(ctx) }()
-		if err := inf.WaitForSync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		src, inf, ctx, cancel, done := runSyncedOne(t)
 		synctest.Wait()
 		if got := inf.AppliedResourceVersion(); got != src.ResourceVersion() {
 			t.Fatalf("applied %q after the sync, source at %q", got, src.ResourceVersion())
@@ -193,15 +185,7 @@ func TestRepeatedFailuresAreSummarised(t *testing.T) {
 // version returns without any later event (the process loop is woken).
 func TestBookmarkMovesTheAppliedVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := memory.New[*item](memory.Options{})
-		src.Create(newItem("ns", "a", "v1"))
-		inf := informer.New(src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- inf.Run(ctx) }()
-		if err := inf.WaitForSync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		src, inf, ctx, cancel, done := runSyncedOne(t)
 		synctest.Wait()
 		ahead := fmt.Sprint(mustAtoi(t, src.ResourceVersion()) + 5)
 		src.InjectEvent(informer.Event[*item]{Type: informer.EventBookmark, ResourceVersion: ahead})
