@@ -107,6 +107,24 @@ type fieldCodec struct {
 	// mapSS: the field is exactly map[string]string, decoded without
 	// reflect.
 	mapSS bool
+	// pool numbers the decoder's pool of values of the pointee's type
+	// (for a pointer to a message or string) or of the element type (for
+	// a slice), or is -1: see decoder.take. elems is []T of that type T.
+	pool  int
+	elems reflect.Type
+}
+
+// poolIDs numbers the types that values are pooled by, under buildMu.
+var poolIDs = map[reflect.Type]int{}
+
+// setPool gives f the pool of values of type t.
+func (f *fieldCodec) setPool(t reflect.Type) {
+	id, ok := poolIDs[t]
+	if !ok {
+		id = len(poolIDs)
+		poolIDs[t] = id
+	}
+	f.pool, f.elems = id, reflect.SliceOf(t)
 }
 
 // msgCodec decodes one message type.
@@ -271,7 +289,7 @@ func (b *builder) field(sf reflect.StructField, tag string) (*fieldCodec, error)
 		return nil, err
 	}
 	t := sf.Type
-	f := &fieldCodec{num: pt.num, name: pt.name, off: sf.Offset, typ: t}
+	f := &fieldCodec{num: pt.num, name: pt.name, off: sf.Offset, typ: t, pool: -1}
 	switch {
 	case t.Kind() == reflect.Map:
 		f.card = cardMap
@@ -301,10 +319,14 @@ func (b *builder) field(sf reflect.StructField, tag string) (*fieldCodec, error)
 		if f.ptrEl && f.val.enc != encMessage {
 			return nil, fmt.Errorf("%w: %s", ErrUnsupported, t)
 		}
+		f.setPool(t.Elem())
 	case t.Kind() == reflect.Pointer:
 		f.card = cardPointer
 		if f.val, err = b.value(t.Elem(), pt.wire); err != nil {
 			return nil, err
+		}
+		if k := f.val.kind; k > reflect.Float64 || k == reflect.Invalid {
+			f.setPool(t.Elem())
 		}
 	default:
 		f.card = cardSingle
@@ -385,6 +407,7 @@ func (b *builder) value(t reflect.Type, wire string) (valCodec, error) {
 			return bad()
 		}
 		f := &fieldCodec{num: 1, name: "items", typ: t, card: cardSlice, val: inner, esize: t.Elem().Size()}
+		f.setPool(t.Elem())
 		v.enc, v.msg = encWrappedList, &msgCodec{typ: t, dense: []*fieldCodec{nil, f}}
 	default:
 		return bad()

@@ -44,6 +44,16 @@ type decoder struct {
 	// many such fields of one object. Dropped at the end of each call,
 	// so objects never share one.
 	slab []uint64
+	// pools hand out zeroed values by type (fieldCodec.pool): what
+	// pointer fields point to (a *Probe, a *string) and the elements of
+	// slices. Each pool allocates runs of values together, as many as the
+	// previous call took of that type (an object like the one before).
+	// What a call took is dropped at its end, as slab is, so objects
+	// never share a run; touched lists the pools the call used.
+	pools   []pool
+	touched []int32
+	// scratch is a slice header that reflect grows into, for pools.
+	scratch sliceHeader
 	// cache holds recent strings str made, by a hash of their bytes:
 	// label values, quantities and the like repeat from object to
 	// object. It lives as long as the pooled decoder.
@@ -55,6 +65,10 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 func (d *decoder) reset() {
 	d.data = nil
 	d.slab = nil
+	for _, id := range d.touched {
+		d.pools[id] = pool{hint: d.pools[id].used}
+	}
+	d.touched = d.touched[:0]
 	d.depth = 0
 	d.direct = false
 	clear(d.pending)
@@ -101,6 +115,65 @@ func (d *decoder) scalar() ptr {
 	p := ptr(&d.slab[0])
 	d.slab = d.slab[1:]
 	return p
+}
+
+// pool is a run of zeroed values of one type, handed out by take.
+type pool struct {
+	next ptr  // the first value not handed out
+	left int  // how many values from next on
+	used int  // values handed out in this call
+	hint int  // values handed out in the previous call that used the pool
+	on   bool // listed in touched
+}
+
+// maxSpare bounds the bytes a pool allocates beyond what is asked for.
+const maxSpare = 16 << 10
+
+// take returns n zeroed values of type T, one after the other, from the
+// pool id, whose elems is []T and size the size of T. When the run left
+// is too short it allocates a new one of n values and, to serve later
+// requests of this call, as many more as the previous call took beyond
+// what this one has (at most maxSpare bytes more), so a mistaken guess
+// wastes space in this call's object only.
+func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
+	if id >= len(d.pools) {
+		d.pools = append(d.pools, make([]pool, id+1-len(d.pools))...)
+	}
+	pl := &d.pools[id]
+	if !pl.on {
+		pl.on = true
+		d.touched = append(d.touched, int32(id))
+	}
+	if pl.left < n {
+		c := n
+		if spare := pl.hint - pl.used - n; spare > 0 {
+			if size > 0 {
+				spare = min(spare, int(maxSpare/size))
+			}
+			c += spare
+		}
+		d.scratch = sliceHeader{}
+		reflect.NewAt(elems, ptr(&d.scratch)).Elem().Grow(c)
+		pl.next, pl.left = d.scratch.data, d.scratch.cap
+		d.scratch = sliceHeader{}
+	}
+	p := pl.next
+	pl.left -= n
+	pl.used += n
+	if pl.left > 0 {
+		pl.next = unsafe.Add(p, uintptr(n)*size)
+	} else {
+		pl.next = nil
+	}
+	return p
+}
+
+// alloc returns a new zeroed value of the type pointer field f points to.
+func (d *decoder) alloc(f *fieldCodec) ptr {
+	if f.pool < 0 {
+		return reflect.New(f.val.typ).UnsafePointer()
+	}
+	return d.take(f.pool, f.elems, f.val.typ.Size(), 1)
 }
 
 // setString sets the string at p to data[s:e]: a well-known copy, or for
@@ -336,7 +409,7 @@ func (d *decoder) field(f *fieldCodec, p ptr, start, wt, i, end int) (int, error
 		switch f.val.enc {
 		case encMessage, encWrappedList, encTime, encMicroTime, encQuantity:
 			if *pp == nil { // reused, as the generated code does
-				*pp = reflect.New(f.val.typ).UnsafePointer()
+				*pp = d.alloc(f)
 			}
 			return next, d.set(&f.val, *pp, x, s, e)
 		}
@@ -344,7 +417,7 @@ func (d *decoder) field(f *fieldCodec, p ptr, start, wt, i, end int) (int, error
 		if f.val.kind <= reflect.Float64 && f.val.kind != reflect.Invalid {
 			np = d.scalar()
 		} else {
-			np = reflect.New(f.val.typ).UnsafePointer()
+			np = d.alloc(f)
 		}
 		if err := d.set(&f.val, np, x, s, e); err != nil {
 			return next, err
@@ -425,12 +498,20 @@ type sliceHeader struct {
 	cap  int
 }
 
-// grow makes room for n more elements in the slice of type t at p, which
-// holds elements of size esize, and returns the address of the first new
-// one; the slice's length includes them, zeroed.
-func (d *decoder) grow(t reflect.Type, esize uintptr, p ptr, n int) ptr {
+// grow makes room for n more elements in the slice at p of field f and
+// returns the address of the first new one; the slice's length includes
+// them, zeroed.
+func (d *decoder) grow(f *fieldCodec, p ptr, n int) ptr {
+	t, esize := f.typ, f.esize
 	h := (*sliceHeader)(p)
 	fresh := false
+	if h.len == 0 && h.cap < n && f.pool >= 0 {
+		// Its own run of a pool: capacity n, so that an append
+		// elsewhere copies rather than writing over the next one.
+		h.data = d.take(f.pool, f.elems, esize, n)
+		h.len, h.cap = n, n
+		return h.data
+	}
 	if h.cap-h.len < n {
 		if h.len > 0 {
 			// The elements move: strings still pointing into the
@@ -486,11 +567,11 @@ func (d *decoder) repeated(f *fieldCodec, p ptr, start, wt, i, end int) (int, er
 		if err != nil {
 			return i, err
 		}
-		return next, d.set(&f.val, d.grow(f.typ, f.esize, p, 1), x, 0, 0)
+		return next, d.set(&f.val, d.grow(f, p, 1), x, 0, 0)
 	}
 	n := d.run(start, end)
 	base := (*sliceHeader)(p).len
-	ep := d.grow(f.typ, f.esize, p, n)
+	ep := d.grow(f, p, n)
 	for k := range n {
 		if k > 0 {
 			_, j, _ := d.varint(i, end) // the tag, checked by run
@@ -542,7 +623,7 @@ func (d *decoder) packed(f *fieldCodec, p ptr, s, e int) error {
 		}
 		return nil
 	}
-	ep := d.grow(f.typ, f.esize, p, n)
+	ep := d.grow(f, p, n)
 	wt := f.val.enc.wire()
 	for k := 0; s < e; k++ {
 		if k == n {

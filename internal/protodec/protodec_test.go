@@ -286,3 +286,32 @@ func TestForErrors(t *testing.T) {
 type customEncoding struct{ A string }
 
 func (*customEncoding) Unmarshal([]byte) error { return nil }
+
+// pooled has fields whose values come from one pool of the decoder.
+type pooled struct {
+	A []string `protobuf:"bytes,1,rep,name=a"`
+	B []string `protobuf:"bytes,2,rep,name=b"`
+	P *inner   `protobuf:"bytes,3,opt,name=p"`
+	Q *inner   `protobuf:"bytes,4,opt,name=q"`
+}
+
+// TestDecodePooledValuesApart: slices and pointees of one type share an
+// allocation within a call (after a first call taught the decoder how
+// many), but appending to one slice, or writing through one pointer,
+// must not change another.
+func TestDecodePooledValuesApart(t *testing.T) {
+	data := msg(nil).str(1, "a0").str(1, "a1").str(2, "b0").str(2, "b1").
+		bytes(3, msg(nil).str(1, "p")).bytes(4, msg(nil).str(1, "q"))
+	for range 3 {
+		var got pooled
+		if err := Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		_ = append(got.A, "appended")
+		got.P.N = 7
+		want := pooled{A: []string{"a0", "a1"}, B: []string{"b0", "b1"}, P: &inner{Name: "p", N: 7}, Q: &inner{Name: "q"}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got\n%#v\nwant\n%#v", got, want)
+		}
+	}
+}
