@@ -50,10 +50,8 @@ type decoder struct {
 	// previous call took of that type (an object like the one before).
 	// What a call took is dropped at its end, as slab is, so objects
 	// never share a run; touched lists the pools the call used.
-	pools   []pool
+	pools   []*pool
 	touched []int32
-	// scratch is a slice header that reflect grows into, for pools.
-	scratch sliceHeader
 	// cache holds recent strings str made, by a hash of their bytes:
 	// label values, quantities and the like repeat from object to
 	// object. It lives as long as the pooled decoder.
@@ -66,7 +64,8 @@ func (d *decoder) reset() {
 	d.data = nil
 	d.slab = nil
 	for _, id := range d.touched {
-		d.pools[id] = pool{hint: d.pools[id].used}
+		pl := d.pools[id]
+		pl.hint, pl.used, pl.next, pl.left, pl.on = pl.used, 0, nil, 0, false
 	}
 	d.touched = d.touched[:0]
 	d.depth = 0
@@ -124,10 +123,14 @@ type pool struct {
 	used int  // values handed out in this call
 	hint int  // values handed out in the previous call that used the pool
 	on   bool // listed in touched
+	// grow grows hdr, a []T, into a new run: made once, as reflect
+	// looks up the type of a pointer to []T each time it makes one.
+	hdr  sliceHeader
+	grow reflect.Value
 }
 
 // maxSpare bounds the bytes a pool allocates beyond what is asked for.
-const maxSpare = 16 << 10
+const maxSpare = 4 << 10
 
 // take returns n zeroed values of type T, one after the other, from the
 // pool id, whose elems is []T and size the size of T. When the run left
@@ -137,9 +140,14 @@ const maxSpare = 16 << 10
 // wastes space in this call's object only.
 func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
 	if id >= len(d.pools) {
-		d.pools = append(d.pools, make([]pool, id+1-len(d.pools))...)
+		d.pools = append(d.pools, make([]*pool, id+1-len(d.pools))...)
 	}
-	pl := &d.pools[id]
+	pl := d.pools[id]
+	if pl == nil {
+		pl = new(pool)
+		pl.grow = reflect.NewAt(elems, ptr(&pl.hdr)).Elem()
+		d.pools[id] = pl
+	}
 	if !pl.on {
 		pl.on = true
 		d.touched = append(d.touched, int32(id))
@@ -152,10 +160,10 @@ func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
 			}
 			c += spare
 		}
-		d.scratch = sliceHeader{}
-		reflect.NewAt(elems, ptr(&d.scratch)).Elem().Grow(c)
-		pl.next, pl.left = d.scratch.data, d.scratch.cap
-		d.scratch = sliceHeader{}
+		pl.hdr = sliceHeader{}
+		pl.grow.Grow(c)
+		pl.next, pl.left = pl.hdr.data, pl.hdr.cap
+		pl.hdr = sliceHeader{}
 	}
 	p := pl.next
 	pl.left -= n
