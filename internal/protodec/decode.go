@@ -52,6 +52,9 @@ type decoder struct {
 	// never share a run; touched lists the pools the call used.
 	pools   []*pool
 	touched []int32
+	// spare is how many bytes pools may still allocate beyond what
+	// they are asked for in this call: a multiple of the input's size.
+	spare int
 	// cache holds recent strings str made, by a hash of their bytes:
 	// label values, quantities and the like repeat from object to
 	// object. It lives as long as the pooled decoder.
@@ -77,6 +80,7 @@ func (d *decoder) reset() {
 
 // decode decodes d.data, the whole message, into the struct at p.
 func (d *decoder) decode(m *msgCodec, p ptr) error {
+	d.spare = spareFactor * len(d.data)
 	err := d.message(m, p, 0, len(d.data))
 	d.flush()
 	if err != nil {
@@ -129,14 +133,20 @@ type pool struct {
 	grow reflect.Value
 }
 
-// maxSpare bounds the bytes a pool allocates beyond what is asked for.
-const maxSpare = 4 << 10
+// maxSpare bounds the bytes a pool allocates at once beyond what is
+// asked for, and spareFactor times the input's size those of a call: so
+// whatever an earlier call decoded, a call allocates no more than this
+// beyond what its own input asks for.
+const (
+	maxSpare    = 4 << 10
+	spareFactor = 4
+)
 
 // take returns n zeroed values of type T, one after the other, from the
 // pool id, whose elems is []T and size the size of T. When the run left
 // is too short it allocates a new one of n values and, to serve later
 // requests of this call, as many more as the previous call took beyond
-// what this one has (at most maxSpare bytes more), so a mistaken guess
+// what this one has (within maxSpare and d.spare), so a mistaken guess
 // wastes space in this call's object only.
 func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
 	if id >= len(d.pools) {
@@ -154,10 +164,9 @@ func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
 	}
 	if pl.left < n {
 		c := n
-		if spare := pl.hint - pl.used - n; spare > 0 {
-			if size > 0 {
-				spare = min(spare, int(maxSpare/size))
-			}
+		if spare := pl.hint - pl.used - n; spare > 0 && size > 0 {
+			spare = min(spare, int(min(maxSpare, d.spare)/int(size)))
+			d.spare -= spare * int(size)
 			c += spare
 		}
 		pl.hdr = sliceHeader{}

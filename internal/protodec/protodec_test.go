@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -313,5 +315,37 @@ func TestDecodePooledValuesApart(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("got\n%#v\nwant\n%#v", got, want)
 		}
+	}
+}
+
+// TestDecodeSpareBounded: a decoder that decoded a message with many
+// values of one type allocates spare values of that type in later calls,
+// but no more than a few times the later input's size.
+func TestDecodeSpareBounded(t *testing.T) {
+	c, err := For(reflect.TypeFor[pooled]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big msg
+	for range 1000 {
+		big = big.str(1, "x")
+	}
+	small := msg(nil).str(1, "a").str(2, "b")
+	d := new(decoder)
+	decode := func(data []byte) uint64 {
+		var v pooled
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d.data = data
+		if err := d.decode(c.m, unsafe.Pointer(&v)); err != nil {
+			t.Fatal(err)
+		}
+		d.reset()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	decode(big)
+	if n := decode(small); n > 256 {
+		t.Fatalf("decoding %d bytes after a large message allocated %d bytes", len(small), n)
 	}
 }
