@@ -37,7 +37,8 @@ func Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
-	return unmarshal(data, rv, false)
+	_, err := unmarshal(data, rv, false, false)
+	return err
 }
 
 // UnmarshalKube decodes the JSON value in data into v, which must be a
@@ -59,10 +60,40 @@ func UnmarshalKube(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
-	return unmarshal(data, rv, true)
+	_, err := unmarshal(data, rv, true, false)
+	return err
 }
 
-func unmarshal(data []byte, rv reflect.Value, kube bool) error {
+// UnmarshalKubePrefix decodes the JSON value that data starts with (after
+// optional white space) into v, as UnmarshalKube does, and returns the
+// index in data just past it; what follows the value is not looked at. A
+// streaming reader uses it to decode a list item or watch event straight
+// from its buffer, without finding the value's end first (ValueEnd).
+//
+// When the value is complete in data, the results are those of
+// n, err := ValueEnd(data) and then UnmarshalKube(data[:n], v): the same
+// n, the same error (nil, a *SyntaxError, or a type error) and the same
+// decoded value. As with ValueEnd, a number that runs to the end of data
+// is taken as complete.
+//
+// When data ends before the value does, it returns an error that wraps
+// ErrIncomplete, unless it failed on something before that point (an
+// error from a type's UnmarshalJSON, say): then it returns that error, and
+// whether the value was complete is not known. Either way v may be partly
+// filled: a caller that reads more input and tries again must decode
+// into a fresh value. n is 0 whenever err is not nil.
+func UnmarshalKubePrefix(data []byte, v any) (n int, err error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return 0, &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
+	return unmarshal(data, rv, true, true)
+}
+
+// unmarshal decodes data into rv. prefix decodes only the value data
+// starts with and returns where it ends (see UnmarshalKubePrefix);
+// otherwise nothing but white space may follow it.
+func unmarshal(data []byte, rv reflect.Value, kube, prefix bool) (int, error) {
 	c := rootCodec(rv.Type())
 	d := decoderPool.Get().(*decoder)
 	d.data = data
@@ -72,7 +103,11 @@ func unmarshal(data []byte, rv reflect.Value, kube bool) error {
 	d.saved = nil
 	d.savedPath.reset()
 	d.fatalPath.reset()
-	err := d.run(c, rv.UnsafePointer())
+	err := d.run(c, rv.UnsafePointer(), prefix)
+	end := d.off
+	if err != nil {
+		end = 0
+	}
 	d.data = nil
 	d.saved = nil
 	if cap(d.scratch) > 1<<16 {
@@ -81,10 +116,12 @@ func unmarshal(data []byte, rv reflect.Value, kube bool) error {
 	d.savedPath.release()
 	d.fatalPath.release()
 	decoderPool.Put(d)
-	return err
+	return end, err
 }
 
-func (d *decoder) run(c *codec, p unsafe.Pointer) error {
+// run decodes the value at the start of d.data with c into p. Unless
+// prefix, nothing but white space may follow it.
+func (d *decoder) run(c *codec, p unsafe.Pointer, prefix bool) error {
 	i := skipWS(d.data, 0)
 	if i >= len(d.data) {
 		return errEOF(len(d.data))
@@ -94,7 +131,7 @@ func (d *decoder) run(c *codec, p unsafe.Pointer) error {
 		d.fatalPath.set(err)
 		return err
 	}
-	if i := skipWS(d.data, d.off); i < len(d.data) {
+	if i := skipWS(d.data, d.off); i < len(d.data) && !prefix {
 		return errChar(i, d.data[i], "after top-level value")
 	}
 	if d.saved != nil {

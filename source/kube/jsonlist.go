@@ -11,7 +11,9 @@ import (
 
 // decodeStream reads a JSON list response, {"kind":...,"metadata":{...},
 // "items":[...]}, from r: the items one by one, each read whole (up to
-// MaxObjectBytes) and decoded into a new T with jsondec; the metadata into
+// MaxObjectBytes) and decoded into a new T with jsondec (straight from the
+// buffer when it is whole there: see jsonStream.decodeObject); the
+// metadata into
 // listMeta; every other member skipped. hint is the expected number of
 // items.
 func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], error) {
@@ -109,14 +111,24 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 				if !more {
 					break
 				}
+				c, err := s.peek() // as value does first
+				if err != nil {
+					return page, fail(err)
+				}
+				obj := d.newObj()
+				if fillKind == "" && c == '{' && s.decodeObject(d.maxObject, obj) {
+					page.Items = append(page.Items, obj)
+					continue
+				}
 				v, err := s.value(d.maxObject, "the item")
 				if err != nil {
 					return page, fail(err)
 				}
 				if fillKind != "" {
 					v = withTypeMeta(v, fillVersion, fillKind)
+				} else {
+					obj = d.newObj() // decodeObject may have filled part of it
 				}
-				obj := d.newObj()
 				if err := jsondec.UnmarshalKube(v, obj); err != nil {
 					return page, fail(objectError(v, obj, err))
 				}

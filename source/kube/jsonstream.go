@@ -13,7 +13,9 @@ import (
 // whole values: it finds where a value ends (jsondec.ValueEnd, which also
 // checks its syntax), reading more of the body while the value is
 // incomplete, and returns the value's bytes, which the caller decodes in
-// one call (jsondec.UnmarshalKube). Only the value being read, and what the
+// one call (jsondec.UnmarshalKube). An object already whole in the buffer
+// (most list items and watch events) is decoded from the buffer in one
+// pass instead (decodeObject). Only the value being read, and what the
 // last read brought beyond it, is buffered: never a whole list.
 //
 // A jsonStream over a complete value in memory (newValueStream) walks the
@@ -245,6 +247,30 @@ func (s *jsonStream) value(budget int64, what string) ([]byte, error) {
 			final, checked = true, 0 // check what there is, whole, once more
 		}
 	}
+}
+
+// decodeObject decodes the object that the buffer holds at pos (its
+// first byte, '{', already seen) straight into obj with
+// jsondec.UnmarshalKubePrefix, which finds the object's end as it
+// decodes, and moves past it. It reports false, and moves nothing, when
+// that does not succeed: the object is not whole in the buffer, it is
+// larger than budget, or it is malformed or does not fit obj. obj may
+// then be partly filled; the caller reads the value as before (value,
+// then jsondec.UnmarshalKube into a fresh object), which gives the same
+// result or the same error as ever. So a value that arrives whole costs
+// one pass instead of two (ValueEnd, then the decoder), and one that does
+// not costs one partial decode more.
+func (s *jsonStream) decodeObject(budget int64, obj any) bool {
+	rest := s.buf[s.pos:]
+	if int64(len(rest)) > budget {
+		rest = rest[:budget]
+	}
+	n, err := jsondec.UnmarshalKubePrefix(rest, obj)
+	if err != nil {
+		return false
+	}
+	s.pos += n
+	return true
 }
 
 // endScan finds where a value that is arriving in pieces may end, from

@@ -24,12 +24,13 @@ type bookmarkObject struct {
 }
 
 // watchDecoder reads a JSON watch stream, a sequence of objects
-// {"type":"ADDED","object":{...}}: each event is read whole (up to
-// MaxObjectBytes and the envelope), its syntax checked, then its members
-// found and the object decoded with jsondec into a new T (or a
-// bookmarkObject, or a metav1.Status, as the type says). As the event is
-// whole, a problem with its content leaves the stream intact, and the
-// order of "type" and "object" does not matter.
+// {"type":"ADDED","object":{...}}: each event of the usual form that is
+// whole in the buffer is decoded from it in one pass (fastEvent); any
+// other is read whole (up to MaxObjectBytes and the envelope), its syntax
+// checked, then its members found and the object decoded with jsondec
+// into a new T (or a bookmarkObject, or a metav1.Status, as the type
+// says). As the event is whole, a problem with its content leaves the
+// stream intact, and the order of "type" and "object" does not matter.
 type watchDecoder[T informer.Object] struct {
 	streamState
 	s      *jsonStream
@@ -76,6 +77,9 @@ func (d *watchDecoder[T]) next() (informer.Event[T], error) {
 	if c := d.s.buf[d.s.pos]; c != '{' {
 		return informer.Event[T]{}, d.fatal(fmt.Errorf("expected a watch event (a JSON object), found %s", d.s.describeNext()))
 	}
+	if ev, ok := d.fastEvent(); ok {
+		return ev, nil
+	}
 	v, err := d.s.value(d.budget, "the event")
 	if err != nil {
 		return informer.Event[T]{}, d.fatal(err)
@@ -88,6 +92,81 @@ func (d *watchDecoder[T]) next() (informer.Event[T], error) {
 		return informer.Event[T]{}, d.recoverable(err)
 	}
 	return ev, nil
+}
+
+// fastEvent decodes the event at the stream's position, whose '{' has
+// been seen, straight from the buffer when it is whole there and of the
+// usual form, {"type":"ADDED","object":{...}} (MODIFIED or DELETED, the
+// two members in that order, nothing else, no escapes in the type), and
+// moves past it. Otherwise, or when anything is wrong with it (the syntax,
+// the object, its kind), it reports false and moves nothing, and next
+// reads the event whole and decodes it (event) as before, which gives the
+// same result or reports the problem as ever.
+func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
+	var none informer.Event[T]
+	if d.kinds != nil && d.kinds.unstructured {
+		return none, false
+	}
+	s := d.s
+	v := s.buf[s.pos:]
+	if int64(len(v)) > d.budget {
+		v = v[:d.budget]
+	}
+	i := 1 // past '{'
+	member := func(name string) bool {
+		i = skipJSONSpace(v, i)
+		if len(v)-i < len(name)+2 || v[i] != '"' || string(v[i+1:i+1+len(name)]) != name || v[i+1+len(name)] != '"' {
+			return false
+		}
+		i = skipJSONSpace(v, i+len(name)+2)
+		if i >= len(v) || v[i] != ':' {
+			return false
+		}
+		i = skipJSONSpace(v, i+1)
+		return true
+	}
+	if !member("type") || i >= len(v) || v[i] != '"' {
+		return none, false
+	}
+	start := i + 1
+	for i = start; i < len(v) && v[i] >= 'A' && v[i] <= 'Z'; i++ {
+	}
+	if i >= len(v) || v[i] != '"' {
+		return none, false
+	}
+	et, ok := objectEventType(string(v[start:i]))
+	if !ok {
+		return none, false
+	}
+	if i = skipJSONSpace(v, i+1); i >= len(v) || v[i] != ',' {
+		return none, false
+	}
+	i++
+	if !member("object") || i >= len(v) || v[i] != '{' {
+		return none, false
+	}
+	obj := d.newObj()
+	n, err := jsondec.UnmarshalKubePrefix(v[i:], obj)
+	if err != nil {
+		return none, false
+	}
+	if i = skipJSONSpace(v, i+n); i >= len(v) || v[i] != '}' {
+		return none, false
+	}
+	if d.kinds.checkObject(obj) != nil {
+		return none, false
+	}
+	s.pos += i + 1
+	return informer.Event[T]{Type: et, Object: obj, ResourceVersion: obj.GetResourceVersion()}, true
+}
+
+// skipJSONSpace returns the index of the first byte at or after i in v
+// that is not JSON white space.
+func skipJSONSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // event decodes one whole event, a valid JSON object. An error is about
