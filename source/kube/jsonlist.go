@@ -99,6 +99,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 			}
 			s.pos++
 			page.Items = make([]T, 0, max(hint, 0))
+			largest := 8 << 10 // the largest item so far, at least 8 KiB
 			var fillVersion, fillKind string
 			if d.kinds != nil && d.kinds.unstructured {
 				fillVersion, fillKind = d.kinds.itemKind(listVersion, listKind)
@@ -111,19 +112,27 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 				if !more {
 					break
 				}
+				// Read ahead twice the largest item so far, which then
+				// arrives whole in the buffer (decodeObject).
+				s.fill(int(min(2*int64(largest), d.maxObject-1)), d.maxObject)
 				c, err := s.peek() // as value does first
 				if err != nil {
 					return page, fail(err)
 				}
 				obj := d.newObj()
-				if fillKind == "" && c == '{' && s.decodeObject(d.maxObject, obj) {
-					page.Items = append(page.Items, obj)
-					continue
+				if fillKind == "" && c == '{' {
+					start := s.pos
+					if s.decodeObject(d.maxObject, obj) {
+						largest = max(largest, s.pos-start)
+						page.Items = append(page.Items, obj)
+						continue
+					}
 				}
 				v, err := s.value(d.maxObject, "the item")
 				if err != nil {
 					return page, fail(err)
 				}
+				largest = max(largest, len(v))
 				if fillKind != "" {
 					v = withTypeMeta(v, fillVersion, fillKind)
 				} else {

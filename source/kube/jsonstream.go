@@ -16,7 +16,8 @@ import (
 // one call (jsondec.UnmarshalKube). An object already whole in the buffer
 // (most list items and watch events) is decoded from the buffer in one
 // pass instead (decodeObject). Only the value being read, and what the
-// last read brought beyond it, is buffered: never a whole list.
+// last read brought beyond it (or, for a list's items, twice the largest
+// item so far: fill), is buffered: never a whole list.
 //
 // A jsonStream over a complete value in memory (newValueStream) walks the
 // members of an object already read.
@@ -271,6 +272,22 @@ func (s *jsonStream) decodeObject(budget int64, obj any) bool {
 	}
 	s.pos += n
 	return true
+}
+
+// fill reads on, for a caller that will read the whole body anyway (a
+// list), until the buffer holds want bytes past pos (want < budget), the
+// body ends or a read fails, so that the next value is more likely whole
+// in the buffer for decodeObject. What read reports (the end, a
+// failure) is kept in the stream and reported again by the next read, at
+// the value that needs it, so fill reports nothing. It does nothing when
+// the body has a limit (total): read reports going past it at once, at
+// the value being read, which reading ahead would change.
+func (s *jsonStream) fill(want int, budget int64) {
+	for s.total == 0 && len(s.buf)-s.pos < want && !s.eof && s.ioErr == nil {
+		if s.read(budget, "the item") != nil {
+			return
+		}
+	}
 }
 
 // endScan finds where a value that is arriving in pieces may end, from

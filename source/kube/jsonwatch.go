@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,8 @@ func (d *watchDecoder[T]) next() (informer.Event[T], error) {
 // fastEvent decodes the event at the stream's position, whose '{' has
 // been seen, straight from the buffer when it is whole there and of the
 // usual form, {"type":"ADDED","object":{...}} (MODIFIED or DELETED, the
-// two members in that order, nothing else, no escapes in the type), and
+// two members in that order, nothing else, no escapes in the type) and a
+// newline follows it in the buffer, and
 // moves past it. Otherwise, or when anything is wrong with it (the syntax,
 // the object, its kind), it reports false and moves nothing, and next
 // reads the event whole and decodes it (event) as before, which gives the
@@ -111,6 +113,12 @@ func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
 	v := s.buf[s.pos:]
 	if int64(len(v)) > d.budget {
 		v = v[:d.budget]
+	}
+	// A server ends each event with a newline (the apiserver does): with
+	// none in the buffer, this event is very likely not whole yet, and
+	// decoding what there is would be wasted.
+	if bytes.IndexByte(v, '\n') < 0 {
+		return none, false
 	}
 	i := 1 // past '{'
 	member := func(name string) bool {
