@@ -17,8 +17,15 @@ import (
 // listMeta; every other member skipped. hint is the expected number of
 // items.
 func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], error) {
+	return d.decodeStreamWith(r, hint, false)
+}
+
+// decodeStreamWith is decodeStream, with decodeObject off when slow (for
+// the tests that compare both ways).
+func (d *listDecoder[T]) decodeStreamWith(r io.Reader, hint int, slow bool) (informer.Page[T], error) {
 	var page informer.Page[T]
 	s := newJSONStream(r, d.maxTotal)
+	s.slow = slow
 	item := -1
 	fail := func(err error) error {
 		if s.ioError(err) {

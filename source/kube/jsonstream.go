@@ -31,6 +31,9 @@ type jsonStream struct {
 	total int64
 	eof   bool  // r returned io.EOF, or the stream is in memory
 	ioErr error // r failed: the connection, the context, invalid gzip
+	// slow, for the tests that compare both ways, turns decodeObject
+	// off: every value is found with ValueEnd, then decoded.
+	slow bool
 	// checked counts the bytes given to ValueEnd, for the tests: linear
 	// in the body's size however it is cut into reads.
 	checked int64
@@ -262,6 +265,9 @@ func (s *jsonStream) value(budget int64, what string) ([]byte, error) {
 // one pass instead of two (ValueEnd, then the decoder), and one that does
 // not costs one partial decode more.
 func (s *jsonStream) decodeObject(budget int64, obj any) bool {
+	if s.slow {
+		return false
+	}
 	rest := s.buf[s.pos:]
 	if int64(len(rest)) > budget {
 		rest = rest[:budget]

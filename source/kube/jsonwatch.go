@@ -106,10 +106,10 @@ func (d *watchDecoder[T]) next() (informer.Event[T], error) {
 // same result or reports the problem as ever.
 func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
 	var none informer.Event[T]
-	if d.kinds != nil && d.kinds.unstructured {
+	s := d.s
+	if s.slow || (d.kinds != nil && d.kinds.unstructured) {
 		return none, false
 	}
-	s := d.s
 	v := s.buf[s.pos:]
 	if int64(len(v)) > d.budget {
 		v = v[:d.budget]
