@@ -85,6 +85,9 @@ func checkDirect(t *testing.T, body []byte) {
 		"half":  iotest.HalfReader,
 	}
 	for name, r := range readers {
+		if name == "1" && len(body) > 1024 {
+			continue // "7" cuts it as well, faster
+		}
 		for _, lim := range []struct{ object, total int64 }{{1 << 20, 0}, {300, 0}, {1 << 20, 700}} {
 			want := decodeBoth(body, r, lim.object, lim.total, true)
 			if got := decodeBoth(body, r, lim.object, lim.total, false); got != want {
