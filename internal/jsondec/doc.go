@@ -2,8 +2,11 @@
 // encoding/json.Unmarshal, or of apimachinery's decoding of Kubernetes
 // objects, several times faster. It exists for the Kubernetes source,
 // which decodes every list item and watch event and was bound by
-// encoding/json; ValueEnd finds where such a value ends in a buffered
-// stream, and Unmarshal or UnmarshalKube decodes exactly that slice.
+// encoding/json; UnmarshalKubePrefix decodes such a value straight from
+// a buffered stream, finding its end as it goes, and ValueEnd finds where
+// a value ends for the cases it does not cover (a value not yet whole in
+// the buffer), for Unmarshal or UnmarshalKube to decode exactly that
+// slice.
 //
 // # Two modes
 //
