@@ -265,9 +265,10 @@ func TestBadInput(t *testing.T) {
 
 				// The fault stops; a relist must leave exactly the source.
 				src.set(func(s *spySource) { s.afterList = nil })
-				mem.DropWatches(errReset)
-				mustDo(t, mem.Delete("ns/k4"))
-				mem.Compact()
+				cutOff(mem, func() {
+					mustDo(t, mem.Delete("ns/k4"))
+					mem.Compact()
+				})
 				time.Sleep(time.Minute)
 				synctest.Wait()
 				want = sourceState(mem)

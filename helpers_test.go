@@ -150,6 +150,17 @@ func runInformer(t *testing.T, inf *informer.Informer[*item]) (stop func()) {
 	return stop
 }
 
+// cutOff makes the changes of change while mem's watches are stalled, then
+// drops them (as a reset connection): since a reflector resumes a dropped
+// watch at once, this is how a test makes the resume start from before the
+// changes (and, if change compacts, expire) whatever the scheduling.
+func cutOff(mem *memory.Source[*item], change func()) {
+	mem.StallWatches()
+	change()
+	mem.DropWatches(errReset)
+	mem.ResumeWatches()
+}
+
 // runSyncedOne runs an informer over a source holding ns/a (data v1) and
 // waits for its sync. cancel stops Run, whose result arrives on done.
 func runSyncedOne(t *testing.T) (*memory.Source[*item], *informer.Informer[*item], context.Context, context.CancelFunc, <-chan error) {

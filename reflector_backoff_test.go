@@ -269,9 +269,10 @@ func TestReflectorWatchList(t *testing.T) {
 		// A drop resumes with a plain watch; an expired version streams the
 		// state again.
 		last := r.LastSyncResourceVersion()
-		mem.DropWatches(errReset)
-		mustDo(t, mem.Delete("ns/k3"))
-		mem.Compact()
+		cutOff(mem, func() {
+			mustDo(t, mem.Delete("ns/k3"))
+			mem.Compact()
+		})
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		w = src.watchCalls()
@@ -315,9 +316,10 @@ func TestReflectorWatchListFallback(t *testing.T) {
 		if w[1].opts.SendInitialEvents || w[1].opts.ResourceVersion != lists[0].rv {
 			t.Errorf("second watch %+v, want a plain watch from the list's version %s", w[1], lists[0].rv)
 		}
-		mem.DropWatches(errReset)
-		mustDo(t, mem.Delete("ns/k0"))
-		mem.Compact()
+		cutOff(mem, func() {
+			mustDo(t, mem.Delete("ns/k0"))
+			mem.Compact()
+		})
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		for i, c := range src.watchCalls()[1:] {
@@ -394,9 +396,10 @@ func TestReflectorErrorsTyped(t *testing.T) {
 	}{
 		{"list fails", func(mem *memory.Source[*item]) {
 			mem.FailLists(1, boom)
-			mem.DropWatches(errReset)
-			mem.Upsert(newItem("ns", "k1", "v2"))
-			mem.Compact() // the resume expires: relist
+			cutOff(mem, func() {
+				mem.Upsert(newItem("ns", "k1", "v2"))
+				mem.Compact() // the resume expires: relist
+			})
 		}, "list", boom, ""},
 		{"watch fails", func(mem *memory.Source[*item]) {
 			mem.FailWatches(1, boom)
@@ -404,9 +407,10 @@ func TestReflectorErrorsTyped(t *testing.T) {
 		}, "watch", boom, "resumed"},
 		{"watch dropped", func(mem *memory.Source[*item]) { mem.DropWatches(boom) }, "watch", boom, "opened"},
 		{"resume expired", func(mem *memory.Source[*item]) {
-			mem.DropWatches(errReset)
-			mem.Upsert(newItem("ns", "k1", "v2"))
-			mem.Compact()
+			cutOff(mem, func() {
+				mem.Upsert(newItem("ns", "k1", "v2"))
+				mem.Compact()
+			})
 		}, "watch", informer.ErrExpired, "resumed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

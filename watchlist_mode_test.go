@@ -147,9 +147,10 @@ func TestWatchListIgnored(t *testing.T) {
 					t.Errorf("sink %v, source %v", got, want)
 				}
 				// An expiry relists, and does not try streaming again.
-				mem.DropWatches(errReset)
-				mustDo(t, mem.Delete("ns/k0"))
-				mem.Compact()
+				cutOff(mem, func() {
+					mustDo(t, mem.Delete("ns/k0"))
+					mem.Compact()
+				})
 				time.Sleep(time.Minute)
 				synctest.Wait()
 				for i, c := range sp.watchCalls()[1:] {
