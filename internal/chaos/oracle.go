@@ -156,12 +156,23 @@ func Compare(want, got map[string]int64) Diff {
 // Lag measures how long after each write the cache applied it: writes
 // are fed in order by Wrote, and one goroutine (Run) waits for each with
 // the informer's WaitForResourceVersion.
+//
+// It keeps at most lagSamples lags (a uniform sample of all, by reservoir
+// sampling, past that), so that a soak's memory does not grow with its
+// writes; the maximum and the last are exact.
 type Lag struct {
 	writes chan write
 	mu     sync.Mutex
 	lags   []time.Duration
+	seen   int           // lags measured
+	max    time.Duration // the largest
 	last   time.Duration // of the last write
+	rng    *rand.Rand
 }
+
+// lagSamples bounds the lags a Lag keeps: the scenarios' few thousand
+// writes are all kept; a soak's millions are sampled.
+const lagSamples = 1 << 16
 
 type write struct {
 	rv int64
@@ -169,7 +180,7 @@ type write struct {
 }
 
 // NewLag returns a Lag for up to n writes in flight.
-func NewLag(n int) *Lag { return &Lag{writes: make(chan write, n)} }
+func NewLag(n int) *Lag { return &Lag{writes: make(chan write, n), rng: rand.New(rand.NewPCG(1, 2))} }
 
 // Wrote records a write at rv, done at time at.
 func (l *Lag) Wrote(rv int64, at time.Time) {
@@ -190,7 +201,12 @@ func (l *Lag) Run(ctx context.Context, waitFor func(ctx context.Context, rv stri
 		}
 		d := time.Since(w.at)
 		l.mu.Lock()
-		l.lags = append(l.lags, d)
+		if l.seen++; len(l.lags) < lagSamples {
+			l.lags = append(l.lags, d)
+		} else if i := l.rng.IntN(l.seen); i < lagSamples {
+			l.lags[i] = d
+		}
+		l.max = max(l.max, d)
 		l.last = d
 		l.mu.Unlock()
 	}
@@ -206,7 +222,7 @@ func (l *Lag) Stats() (p50, p99, maxLag, last time.Duration) {
 	}
 	s := slices.Clone(l.lags)
 	slices.Sort(s)
-	return s[len(s)/2], s[len(s)*99/100], s[len(s)-1], l.last
+	return s[len(s)/2], s[len(s)*99/100], l.max, l.last
 }
 
 // Mutator changes objects at random: creates (up to Objects live), updates
