@@ -423,9 +423,12 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 				inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
 			}
 			if existed {
-				// Only against the state from before this batch: a key
-				// listed twice (a broken server) is reported both times.
-				unchanged := d.Type == DeltaReplaced && j == 0 && !kd.fromBulk && sameVersion(old, d.Object)
+				// A relist's object at the version the key already had (in
+				// the cache, or from a watch event queued just before it in
+				// this batch) is a confirmation; a key listed twice (a
+				// broken server) is reported both times.
+				unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(old, d.Object) &&
+					(j == 0 || kd.Deltas[j-1].Type != DeltaReplaced)
 				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}, unchanged})
 			} else {
 				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
