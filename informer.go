@@ -399,7 +399,7 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	notes := inf.notes[:0]
 	r := 0
 	for _, kd := range batch {
-		for j, d := range kd.Deltas {
+		for _, d := range kd.Deltas {
 			res := results[r]
 			r++
 			if d.Type == DeltaDeleted {
@@ -423,12 +423,11 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 				inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
 			}
 			if existed {
-				// A relist's object at the version the key already had (in
-				// the cache, or from a watch event queued just before it in
-				// this batch) is a confirmation; a key listed twice (a
-				// broken server) is reported both times.
-				unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(old, d.Object) &&
-					(j == 0 || kd.Deltas[j-1].Type != DeltaReplaced)
+				// A relist's object at the version the key had just before
+				// it is a confirmation: the version in the cache, or the one
+				// an earlier delta of this batch gave it (a watch event, or
+				// another relist queued while the loop was behind).
+				unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(old, d.Object)
 				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}, unchanged})
 			} else {
 				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
