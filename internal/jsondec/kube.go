@@ -1,9 +1,11 @@
 package jsondec
 
 // Fast paths for hot apimachinery types. Each gives exactly the result of
-// the type's own UnmarshalJSON and falls back to it for anything unusual.
+// the type's own UnmarshalJSON and falls back to it for anything unusual,
+// except that a quantity SlowQuantity refuses is a type error.
 
 import (
+	"encoding/json"
 	"reflect"
 	"time"
 	"unsafe"
@@ -27,9 +29,19 @@ func kubeDec(t reflect.Type) decFunc {
 	case reflect.TypeFor[resource.Quantity]():
 		// The method itself, called without reflect.
 		return func(d *decoder, p ptr) error {
+			start := d.off
 			raw, err := d.rawString()
 			if err != nil {
 				return err
+			}
+			q := raw
+			if len(q) >= 2 && q[0] == '"' {
+				q = q[1 : len(q)-1]
+			}
+			if SlowQuantity(q) {
+				// A type error, so that it names the field; decoding goes on.
+				d.saveError(&json.UnmarshalTypeError{Value: slowQuantityValue, Type: quantityType, Offset: int64(start)})
+				return nil
 			}
 			return (*resource.Quantity)(p).UnmarshalJSON(raw)
 		}

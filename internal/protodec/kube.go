@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/informer-go/informer/internal/jsondec"
 )
 
 // The apimachinery types whose protobuf encoding is written by hand
@@ -80,8 +82,9 @@ func (d *decoder) quantity(p ptr, s, e int) error {
 		if err != nil {
 			return err.(*decodeError).in("string")
 		}
-		if slowQuantity(d.data[vs:ve]) {
-			return errAt(vs, ErrInvalidValue, "a quantity's exponent is out of range").(*decodeError).in("string")
+		if jsondec.SlowQuantity(d.data[vs:ve]) {
+			// As the JSON decoder: see jsondec.SlowQuantity.
+			return errAt(vs, ErrInvalidValue, "a quantity longer than 1 KiB or with an exponent beyond ±999").(*decodeError).in("string")
 		}
 		q, err := resource.ParseQuantity(d.str(vs, ve))
 		if err != nil {
@@ -92,29 +95,4 @@ func (d *decoder) quantity(p ptr, s, e int) error {
 		i = ve
 	}
 	return nil
-}
-
-// slowQuantity reports whether resource.ParseQuantity could take seconds
-// or more on b: an exponent below -999 (1e-9999999 takes a second, and
-// -2147483648 longer than anyone waits: it rounds by dividing by ten to
-// that power), or one of more than 9 digits, which ParseQuantity lets
-// wrap around. Such quantities are refused (as not valid) rather than
-// parsed; kube-apiserver sends quantities in their canonical form, whose
-// exponents are small.
-func slowQuantity(b []byte) bool {
-	for i, c := range b {
-		if c != 'e' && c != 'E' {
-			continue
-		}
-		rest := b[i+1:]
-		neg := len(rest) > 0 && rest[0] == '-'
-		if len(rest) > 0 && (rest[0] == '-' || rest[0] == '+') {
-			rest = rest[1:]
-		}
-		for len(rest) > 1 && rest[0] == '0' {
-			rest = rest[1:]
-		}
-		return len(rest) > 9 || (neg && len(rest) > 3)
-	}
-	return false
 }

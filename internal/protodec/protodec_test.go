@@ -202,6 +202,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unterminated group", msg(nil).tag(50, wireStartGroup).varint(1, 1), ErrTruncated, "", 4},
 		{"bad quantity", msg(nil).bytes(31, msg(nil).str(1, secret)), ErrInvalidValue, "quantity.string", 5},
 		{"slow quantity", msg(nil).bytes(31, msg(nil).str(1, "1e-2147483648")), ErrInvalidValue, "quantity.string", 5},
+		{"slow quantity, positive exponent", msg(nil).bytes(31, msg(nil).str(1, strings.Repeat("9", 1000)+"e999999999")), ErrInvalidValue, "quantity.string", 7},
+		{"slow quantity, long", msg(nil).bytes(31, msg(nil).str(1, strings.Repeat("9", 1<<20))), ErrInvalidValue, "quantity.string", 9},
 		{"bad packed", msg(nil).bytes(18, []byte{0x80}), ErrTruncated, "ints", 3},
 		{"time with a wrong wire type", msg(nil).bytes(28, msg(nil).str(1, secret)), ErrWireType, "time.seconds", 3},
 	}
