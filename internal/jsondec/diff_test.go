@@ -2,6 +2,7 @@ package jsondec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -63,8 +64,14 @@ func compare(tg target, data []byte) (ok bool, detail string) {
 
 func compareMode(m mode, tg target, data []byte) (ok bool, detail string) {
 	a, b := tg.make()
-	errA := m.ref(data, a)
 	errB := m.ours(data, b)
+	var te *json.UnmarshalTypeError
+	if errors.As(errB, &te) && te.Value == slowQuantityValue {
+		// The one deliberate difference (see SlowQuantity); the reference
+		// could run for hours.
+		return true, ""
+	}
+	errA := m.ref(data, a)
 	if (errA == nil) != (errB == nil) {
 		return false, fmt.Sprintf("error mismatch: reference %v, jsondec %v", errA, errB)
 	}
