@@ -9,8 +9,8 @@
 // scope, and optionally its protobuf codec. The built-in resources of
 // k8s.io/api have descriptors in the nested module typed/builtin
 // (builtin.Pods(), builtin.Deployments(), ...), kept out of this module so
-// that the root module requires only k8s.io/apimachinery and
-// golang.org/x/sync; a CRD's descriptor is one line of the program's own.
+// that the root module requires only k8s.io/apimachinery; a CRD's
+// descriptor is one line of the program's own.
 // Metadata(r) gives the metadata-only descriptor of any resource, and
 // Dynamic (or Discovery) one over *unstructured.Unstructured for a
 // resource known only at run time.
