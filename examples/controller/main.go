@@ -6,7 +6,7 @@
 // records the painted color in their status. Painting fails now and then,
 // and such keys are retried with backoff.
 //
-//	go run ./controller [-duration 3s] [-widgets 50] [-workers 4] [-fail 0.2]
+//	go run ./controller [-duration 3s] [-widgets 50] [-workers 4] [-fail 0.2] [-quiet]
 package main
 
 import (
