@@ -55,6 +55,13 @@ type FactoryOptions struct {
 
 // Options configures one informer of a Factory; the zero value takes the
 // factory's defaults.
+//
+// With the resource and T, Namespace, the selectors and the transform pick
+// which shared informer a call of Informer returns. ResyncPeriod, Indexers
+// and OnError configure the informer when that call makes it; a call that
+// returns an existing informer ignores them (no error). To add an index or
+// a resync period to a shared informer, use Ref.Informer().AddIndex, or
+// HandlerOptions.ResyncPeriod on the caller's own handler.
 type Options[T informer.Object] struct {
 	// Namespace overrides the factory's namespace for a namespaced
 	// resource; AllNamespaces asks for all of them.
