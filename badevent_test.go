@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/memory"
@@ -65,6 +66,85 @@ func TestReflectorSkipsBadEvents(t *testing.T) {
 		}
 		if bad.Load() < 5 {
 			t.Fatalf("%d bad events reported, want at least 5: %v", bad.Load(), errs.all())
+		}
+	})
+}
+
+// lossyListSource's first streaming list loses one object: its second
+// initial event is unusable (an object that does not decode into T, of a
+// kind the type does not fit).
+type lossyListSource struct {
+	*memory.Source[*item]
+	lists atomic.Int32
+}
+
+func (s *lossyListSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
+	w, err := s.Source.Watch(ctx, opts)
+	if err != nil || !opts.SendInitialEvents || s.lists.Add(1) > 1 {
+		return w, err
+	}
+	return &lossyWatcher{Watcher: w}, nil
+}
+
+type lossyWatcher struct {
+	informer.Watcher[*item]
+	n int
+}
+
+func (w *lossyWatcher) Next() (informer.Event[*item], error) {
+	ev, err := w.Watcher.Next()
+	if w.n++; w.n == 2 && err == nil {
+		return informer.Event[*item]{}, fmt.Errorf("decoding %s: %w", ev.Object.Name, informer.ErrBadEvent)
+	}
+	return ev, err
+}
+
+// An object of a streaming list that cannot be read fails the list, as an
+// undecodable item fails a List: the informer does not report synced
+// without it, and the retried list brings it. (Skipping it, as an unusable
+// event of a plain watch is, synced a cache that lacked the object until
+// the next relist: a Go type that does not fit the resource gave a synced,
+// empty cache against kube-apiserver.)
+func TestStreamingListWithABadObjectFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{WatchList: true})
+		for i := range 3 {
+			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
+		}
+		src := &lossyListSource{Source: mem}
+		var errs errList
+		opts := quiet[*item](t, &errs)
+		opts.Reflector.WatchList = informer.WatchListOn
+		inf := informer.New[*item](src, opts)
+		reg, _ := inf.AddHandler(informer.HandlerFuncs[*item]{}, informer.HandlerOptions{})
+		runInformer(t, inf)
+		atSync := make(chan map[string]string, 1)
+		go func() {
+			if reg.WaitForSync(t.Context()) == nil {
+				atSync <- cacheState(inf)
+			}
+		}()
+		time.Sleep(time.Minute) // past the retry's backoff
+		synctest.Wait()
+		if src.lists.Load() < 2 {
+			t.Fatalf("%d streaming lists, want the first (with a bad object) to be retried", src.lists.Load())
+		}
+		var got map[string]string
+		select {
+		case got = <-atSync:
+		default:
+			t.Fatal("not synced after the retried list")
+		}
+		if want := sourceState(mem); !equalMaps(got, want) {
+			t.Fatalf("cache at sync %v, source %v", got, want)
+		}
+		var sawBad bool
+		for _, err := range errs.all() {
+			var se *informer.SourceError
+			sawBad = sawBad || errors.Is(err, informer.ErrBadEvent) && errors.As(err, &se)
+		}
+		if !sawBad {
+			t.Fatalf("the bad object was not reported as a failed list: %v", errs.all())
 		}
 	})
 }

@@ -91,6 +91,19 @@ const (
 	WatchListOff
 )
 
+// String returns "Auto", "On" or "Off".
+func (m WatchListMode) String() string {
+	switch m {
+	case WatchListAuto:
+		return "Auto"
+	case WatchListOn:
+		return "On"
+	case WatchListOff:
+		return "Off"
+	}
+	return fmt.Sprintf("WatchListMode(%d)", int8(m))
+}
+
 // WatchListPreferrer may be implemented by a Source to say whether a
 // reflector left at WatchListAuto should sync from a streaming list. A
 // source that prefers one must still answer a refusal of its server with
@@ -526,6 +539,13 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			initialEvents.Add(1)
 		}
 		if err != nil && errors.Is(err, ErrBadEvent) {
+			if inInitial {
+				// An object of the list that cannot be read fails the
+				// list, as an undecodable item fails a List: skipping it
+				// would report synced a cache that lacks it, and nothing
+				// would bring it back before the next relist.
+				return false, false, sourceError(op, from, err)
+			}
 			r.report(&ObjectError{Op: op, Err: err})
 			continue
 		}

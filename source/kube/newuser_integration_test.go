@@ -189,6 +189,30 @@ func TestIntegrationKindCheck(t *testing.T) {
 			t.Fatalf("error %v", err)
 		}
 	})
+	// Through an informer, with a streaming list (the default) and with
+	// list + watch: it does not sync (no empty cache reported synced),
+	// and says why.
+	for _, mode := range []informer.WatchListMode{informer.WatchListAuto, informer.WatchListOff} {
+		t.Run(fmt.Sprintf("informer, WatchList %v", mode), func(t *testing.T) {
+			src, err := New[*pod](cfg, configMapsRes, Options{Namespace: ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refl := fastReflector
+			refl.WatchList = mode
+			inf := informer.New[*pod](src, informer.Options[*pod]{Logger: quietLogger, Reflector: refl})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- inf.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+			defer wcancel()
+			if err := informer.WaitForCacheSync(wctx, inf); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrWrongKind) {
+				t.Fatalf("WaitForCacheSync: %v (%d cached)", err, len(inf.Lister().List(nil)))
+			}
+			t.Log(inf.LastError())
+		})
+	}
 }
 
 // badSecret does not fit a Secret: its data values are not strings.
