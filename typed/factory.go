@@ -391,8 +391,11 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) ([]SyncResult, error) {
 		wg.Go(func() {
 			err := e.syncer.WaitForSync(ctx)
 			if err != nil {
-				if last := e.err(); last != nil {
-					err = errors.Join(err, fmt.Errorf("%s: last error: %w", e.name, last))
+				// The informer's wait already names its source's last
+				// error; add the entry's only if it is another (an
+				// object's, say).
+				if last := e.err(); last != nil && !errors.Is(err, last) {
+					err = errors.Join(err, fmt.Errorf("last error: %w", last))
 				}
 			}
 			results[i] = SyncResult{Informer: e.name, Synced: err == nil, Err: err}
