@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // ErrShutDown is returned by Informer after the factory's Shutdown.
@@ -57,11 +60,11 @@ type FactoryOptions struct {
 // factory's defaults.
 //
 // With the resource and T, Namespace, the selectors and the transform pick
-// which shared informer a call of Informer returns. ResyncPeriod, Indexers
-// and OnError configure the informer when that call makes it; a call that
-// returns an existing informer ignores them (no error). To add an index or
-// a resync period to a shared informer, use Ref.Informer().AddIndex, or
-// HandlerOptions.ResyncPeriod on the caller's own handler.
+// which shared informer a call of Informer returns. Every caller's Indexers
+// join the shared cache and every caller's OnError hears its errors (until
+// its Release). ResyncPeriod configures the informer only in the call that
+// makes it; a later caller's is ignored: give its handler its own with
+// HandlerOptions.ResyncPeriod.
 type Options[T informer.Object] struct {
 	// Namespace overrides the factory's namespace for a namespaced
 	// resource; AllNamespaces asks for all of them.
@@ -77,10 +80,13 @@ type Options[T informer.Object] struct {
 	// the same transform).
 	Transform     func(T) (T, error)
 	TransformName string
-	// Indexers are added to the cache when the informer is made (they
-	// apply to every user of the shared informer).
+	// Indexers are added to the shared cache, by this call whether it makes
+	// the informer or not, and serve every user of it. An index whose name
+	// the cache has already keeps its first function. Informer fails if an
+	// index function fails on a cached object (an *informer.IndexError).
 	Indexers map[string]informer.IndexFunc[T]
-	// OnError receives this informer's errors.
+	// OnError receives the informer's errors from this call until this
+	// Ref's Release, as the OnError of every other user does.
 	OnError func(error)
 }
 
@@ -152,11 +158,49 @@ type entry struct {
 	done    chan struct{}      // closed when its Run returned
 	mu      sync.Mutex
 	lastErr error
+	onErrs  map[*errSub]struct{} // the OnError of every Ref that gave one
 }
 
-func (e *entry) setErr(err error) {
+// errSub is one Ref's Options.OnError.
+type errSub struct{ fn func(error) }
+
+// noteErr records err as the last error and returns the OnErrors to call
+// (without the lock: they are user code).
+func (e *entry) noteErr(err error) []*errSub {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.lastErr = err
+	if len(e.onErrs) == 0 {
+		return nil
+	}
+	subs := make([]*errSub, 0, len(e.onErrs))
+	for s := range e.onErrs {
+		subs = append(subs, s)
+	}
+	return subs
+}
+
+// subscribe adds fn to the entry's OnErrors; nil if fn is.
+func (e *entry) subscribe(fn func(error)) *errSub {
+	if fn == nil {
+		return nil
+	}
+	s := &errSub{fn}
+	e.mu.Lock()
+	if e.onErrs == nil {
+		e.onErrs = map[*errSub]struct{}{}
+	}
+	e.onErrs[s] = struct{}{}
+	e.mu.Unlock()
+	return s
+}
+
+func (e *entry) unsubscribe(s *errSub) {
+	if s == nil {
+		return
+	}
+	e.mu.Lock()
+	delete(e.onErrs, s)
 	e.mu.Unlock()
 }
 
@@ -172,6 +216,7 @@ type Ref[T informer.Object] struct {
 	e        *entry
 	inf      *informer.Informer[T]
 	lister   Lister[T]
+	sub      *errSub // this user's OnError
 	released sync.Once
 }
 
@@ -193,7 +238,10 @@ func (r *Ref[T]) WaitForSync(ctx context.Context) error { return r.inf.WaitForSy
 // drops it from the factory, so its cache can be collected; asking for it
 // again makes a new one. Release is idempotent.
 func (r *Ref[T]) Release() {
-	r.released.Do(func() { r.f.release(r.e) })
+	r.released.Do(func() {
+		r.e.unsubscribe(r.sub)
+		r.f.release(r.e)
+	})
 }
 
 // Informer returns a reference to the factory's shared informer of res,
@@ -232,17 +280,28 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 	}
 
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.shutdown {
+		f.mu.Unlock()
 		return nil, ErrShutDown
 	}
 	if e, ok := f.entries[key]; ok {
 		e.refs++
+		f.mu.Unlock()
 		inf := e.syncer.(*informer.Informer[T])
-		return &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}}, nil
+		ref := &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}, sub: e.subscribe(o.OnError)}
+		// This caller's indexes join the shared cache (without the lock:
+		// index functions are user code, run here on every cached object).
+		for _, name := range slices.Sorted(maps.Keys(o.Indexers)) {
+			if err := inf.AddIndex(name, o.Indexers[name]); err != nil && !errors.Is(err, informer.ErrIndexExists) {
+				ref.Release()
+				return nil, fmt.Errorf("typed: %s: index %q: %w", e.name, name, err)
+			}
+		}
+		return ref, nil
 	}
+	defer f.mu.Unlock()
 
-	e := &entry{key: key, refs: 1, name: describe(res.String(), ns, labelSel, fieldSel)}
+	e := &entry{key: key, refs: 1, name: f.uniqueName(describe(res.String(), ns, labelSel, fieldSel)+view[T](o.TransformName), reflect.TypeFor[T]())}
 	kopts := f.opts.Kube
 	kopts.Namespace, kopts.LabelSelector, kopts.FieldSelector = ns, labelSel, fieldSel
 	kopts.HTTPClient, kopts.RateLimiter = f.client, f.limiter
@@ -257,10 +316,10 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 	if o.ResyncPeriod != 0 {
 		resync = max(o.ResyncPeriod, 0)
 	}
+	sub := e.subscribe(o.OnError)
 	onError := func(err error) {
-		e.setErr(err)
-		if o.OnError != nil {
-			o.OnError(err)
+		for _, s := range e.noteErr(err) {
+			s.fn(err)
 		}
 		if f.opts.OnError != nil {
 			f.opts.OnError(e.name, err)
@@ -279,7 +338,46 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 	if f.started != nil {
 		f.startLocked(e)
 	}
-	return &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}}, nil
+	return &Ref[T]{f: f, e: e, inf: inf, lister: Lister[T]{inf.Lister(), res.String(), res.Namespaced}, sub: sub}, nil
+}
+
+// view names what an informer over T caches, for its name: "" for a typed
+// one, " (dynamic)" or " (metadata)", and its transform's name if any.
+func view[T informer.Object](transformName string) string {
+	var s string
+	switch any(*new(T)).(type) {
+	case *unstructured.Unstructured:
+		s = " (dynamic)"
+	case *metav1.PartialObjectMetadata:
+		s = " (metadata)"
+	}
+	if transformName != "" {
+		s += " transform " + transformName
+	}
+	return s
+}
+
+// uniqueName returns name, or if an informer of the factory has it
+// already (the same resource as another Go type, or with an unnamed
+// transform), name with the type, then a number; the caller holds f.mu.
+func (f *Factory) uniqueName(name string, t reflect.Type) string {
+	taken := func(n string) bool {
+		for _, e := range f.entries {
+			if e.name == n {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(name) {
+		return name
+	}
+	name += " as " + t.String()
+	n := name
+	for i := 2; taken(n); i++ {
+		n = fmt.Sprintf("%s #%d", name, i)
+	}
+	return n
 }
 
 // transformID names a transform for sharing: its name, or its code.
@@ -361,7 +459,10 @@ func (f *Factory) startLocked(e *entry) {
 
 // SyncResult is what WaitForCacheSync reports of one informer.
 type SyncResult struct {
-	// Informer names the informer: resource, namespace and selectors.
+	// Informer names the informer, uniquely within the factory: resource,
+	// namespace and selectors, then "(dynamic)" or "(metadata)" for those
+	// views, its transform's name, and the Go type if that is still not
+	// enough. Its logs carry the same name.
 	Informer string
 	// Synced reports whether its first list is in its cache.
 	Synced bool

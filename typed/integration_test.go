@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -450,4 +451,78 @@ func TestIntegrationCRDDeletedWhileWatched(t *testing.T) {
 	})
 	createConfigMap(t, r, "typed-doomed", "still-works")
 	eventually(t, "the other informer to keep working", func() bool { _, ok := cms.Lister().Get("typed-doomed/still-works"); return ok })
+}
+
+// TestIntegrationFactoryLaterCallers: a caller that gets an informer made
+// by another still has its Indexers added and its OnError called (until
+// its Release), and informers of one resource as other views have names
+// of their own in WaitForCacheSync's report.
+func TestIntegrationFactoryLaterCallers(t *testing.T) {
+	cfg := kubetest.Config(t)
+	r := kubetest.NewREST(t, cfg)
+	createNamespace(t, r, "typed-later")
+	createConfigMap(t, r, "typed-later", "one")
+	f, err := typed.NewFactory(cfg, typed.FactoryOptions{Namespace: "typed-later"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	first, err := typed.Informer(f, configMaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errsA, errsB atomic.Int32
+	byData := func(cm *ConfigMap, dst []string) ([]string, error) { return append(dst, cm.Data["k"]), nil }
+	a, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{
+		Indexers: map[string]informer.IndexFunc[*ConfigMap]{"byData": byData},
+		OnError:  func(error) { errsA.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{OnError: func(error) { errsB.Add(1) }})
+	if a.Informer() != first.Informer() || b.Informer() != first.Informer() {
+		t.Fatal("not shared")
+	}
+	typed.Informer(f, typed.Metadata(configMaps))
+	typed.Informer(f, typed.Dynamic(configMaps.GroupVersionResource(), "ConfigMap", true))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	f.Start(ctx)
+	res, err := f.WaitForCacheSync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res {
+		names = append(names, r.Informer)
+	}
+	if want := []string{"configmaps/v1 in typed-later", "configmaps/v1 in typed-later (dynamic)", "configmaps/v1 in typed-later (metadata)"}; !slices.Equal(names, want) {
+		t.Fatalf("names %q, want %q", names, want)
+	}
+	if got, err := first.Informer().Indexer().ByIndex("byData", "v"); err != nil || len(got) != 1 {
+		t.Fatalf("the later caller's index: %d objects, %v", len(got), err)
+	}
+	// An error of the shared informer reaches both callers' OnError; after
+	// b's Release, only a's.
+	bad := func(*ConfigMap, []string) ([]string, error) { return nil, errors.New("no") }
+	if _, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{Indexers: map[string]informer.IndexFunc[*ConfigMap]{"bad": bad}}); !errors.As(err, new(*informer.IndexError)) {
+		t.Fatalf("an index failing on a cached object: %v", err)
+	}
+	first.Informer().AddIndex("failsLater", func(cm *ConfigMap, dst []string) ([]string, error) {
+		if cm.Name == "two" || cm.Name == "three" {
+			return nil, errors.New("no")
+		}
+		return dst, nil
+	})
+	createConfigMap(t, r, "typed-later", "two")
+	eventually(t, "both OnErrors", func() bool { return errsA.Load() > 0 && errsB.Load() > 0 })
+	b.Release()
+	nb := errsB.Load()
+	na := errsA.Load()
+	createConfigMap(t, r, "typed-later", "three")
+	eventually(t, "a's OnError", func() bool { return errsA.Load() > na })
+	if errsB.Load() != nb {
+		t.Fatal("a released caller's OnError was called")
+	}
 }
