@@ -164,8 +164,8 @@ type entry struct {
 // errSub is one Ref's Options.OnError.
 type errSub struct{ fn func(error) }
 
-// noteErr records err as the last error and returns the OnErrors to call
-// (without the lock: they are user code).
+// noteErr records err as the last error and returns the subscribed error
+// functions, for the caller to call without the lock (they are user code).
 func (e *entry) noteErr(err error) []*errSub {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -180,7 +180,7 @@ func (e *entry) noteErr(err error) []*errSub {
 	return subs
 }
 
-// subscribe adds fn to the entry's OnErrors; nil if fn is.
+// subscribe adds fn to the entry's error functions; nil if fn is.
 func (e *entry) subscribe(fn func(error)) *errSub {
 	if fn == nil {
 		return nil
