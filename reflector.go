@@ -121,9 +121,18 @@ type SourceError struct {
 	Err             error
 }
 
-// Error describes the SourceError.
+// Error describes the SourceError: "informer: list of the latest state:
+// ...", "informer: watch from resourceVersion "42": ...", "informer:
+// streaming list ..." for Op "watchlist".
 func (e *SourceError) Error() string {
-	return fmt.Sprintf("informer: %s from resourceVersion %q: %v", e.Op, e.ResourceVersion, e.Err)
+	what := e.Op
+	if what == "watchlist" {
+		what = "streaming list"
+	}
+	if e.ResourceVersion == "" {
+		return fmt.Sprintf("informer: %s of the latest state: %v", what, e.Err)
+	}
+	return fmt.Sprintf("informer: %s from resourceVersion %q: %v", what, e.ResourceVersion, e.Err)
 }
 
 // Unwrap returns the Source's error.
