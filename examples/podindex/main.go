@@ -67,6 +67,10 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, nodes []string
 			return err
 		}
 		slices.Sort(nodes)
+		if len(nodes) == 0 {
+			fmt.Fprintln(out, "no pods")
+			return nil
+		}
 	}
 	for _, node := range nodes {
 		onNode, err := ix.ByIndex(byNode, node)

@@ -39,4 +39,14 @@ func TestPodIndex(t *testing.T) {
 	if want := fmt.Sprintf("node-2: 1 pods [%s/b]\nnode-3: 0 pods []\n", ns); out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
+	// A namespace without pods says so rather than print nothing.
+	empty := ns + "-empty"
+	r.Must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": empty}})
+	out.Reset()
+	if err := run(t.Context(), cfg, empty, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "no pods\n" {
+		t.Errorf("output for a namespace without pods: %q", out.String())
+	}
 }
