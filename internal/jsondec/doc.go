@@ -107,12 +107,11 @@
 // equal to well-known Kubernetes values (enum values, label keys, API
 // versions) share one copy.
 //
-// One difference is deliberate: a quantity longer than 1 KiB or with an
-// exponent beyond ±999 is a type error (naming the field, not quoting the
-// value) instead of being handed to resource.ParseQuantity, which takes
-// minutes or hours on some of them (1e-2147483647); see SlowQuantity.
-// kube-apiserver sends quantities in canonical form, so only a broken or
-// hostile server sends such a one.
+// One difference is deliberate: a quantity that resource.ParseQuantity
+// could take minutes or hours on (1e-2147483647, or longer than 128 KiB;
+// see SlowQuantity) is a type error, naming the field and not quoting the
+// value, instead of being parsed. Every quantity kube-apiserver stores in
+// canonical form passes.
 //
 // # Speed
 //

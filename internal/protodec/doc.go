@@ -51,11 +51,11 @@
 // ErrWireType, ErrTooDeep, ErrInvalidValue. Decode checks as it goes, so
 // after an error the value holds what came before it. The generated
 // code is laxer on some malformed input (inside a map entry it reads a
-// key or value whatever its wire type). A resource.Quantity whose
-// exponent is below -999 or longer than 9 digits is refused
-// (ErrInvalidValue): ParseQuantity, which the generated code calls too,
-// runs for hours on such a string; kube-apiserver only sends canonical
-// quantities. A message costs its Go size however short it is on the
+// key or value whatever its wire type). A resource.Quantity that
+// jsondec.SlowQuantity refuses (longer than 128 KiB, or with a huge
+// exponent) is refused (ErrInvalidValue): ParseQuantity, which the
+// generated code calls too, runs for hours on some such strings, and
+// kube-apiserver never sends one. A message costs its Go size however short it is on the
 // wire: an empty element of a repeated message field takes 2 bytes of
 // input and a whole struct (408 bytes for a corev1.Container), so 1 MiB
 // of hostile input can make 200 MiB of objects (the generated code makes

@@ -84,7 +84,7 @@ func (d *decoder) quantity(p ptr, s, e int) error {
 		}
 		if jsondec.SlowQuantity(d.data[vs:ve]) {
 			// As the JSON decoder: see jsondec.SlowQuantity.
-			return errAt(vs, ErrInvalidValue, "a quantity longer than 1 KiB or with an exponent beyond ±999").(*decodeError).in("string")
+			return errAt(vs, ErrInvalidValue, "a quantity that resource.ParseQuantity could take minutes on").(*decodeError).in("string")
 		}
 		q, err := resource.ParseQuantity(d.str(vs, ve))
 		if err != nil {
