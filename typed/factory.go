@@ -83,10 +83,15 @@ type Options[T informer.Object] struct {
 	// Indexers are added to the shared cache, by this call whether it makes
 	// the informer or not, and serve every user of it. An index whose name
 	// the cache has already keeps its first function. Informer fails if an
-	// index function fails on a cached object (an *informer.IndexError).
+	// index function fails on a cached object (an *informer.IndexError);
+	// one that fails later keeps that object out of the cache for every
+	// user (see informer.Indexer), so shared index functions should not
+	// fail.
 	Indexers map[string]informer.IndexFunc[T]
 	// OnError receives the informer's errors from this call until this
-	// Ref's Release, as the OnError of every other user does.
+	// Ref's Release, as the OnError of every other user does. A call
+	// already under way when Release is called may still arrive during or
+	// just after it.
 	OnError func(error)
 }
 
@@ -158,7 +163,39 @@ type entry struct {
 	done    chan struct{}      // closed when its Run returned
 	mu      sync.Mutex
 	lastErr error
-	onErrs  map[*errSub]struct{} // the OnError of every Ref that gave one
+	onErrs  map[*errSub]struct{}     // the OnError of every Ref that gave one
+	adding  map[string]chan struct{} // indexes a later caller is adding; closed when done
+}
+
+// addIndex adds a later caller's index to the shared cache, unless one of
+// that name is there. While another caller adds one of the same name (its
+// function runs on every cached object, and the index is dropped if that
+// fails), it waits for the outcome rather than take the name as there.
+func addIndex[T informer.Object](e *entry, inf *informer.Informer[T], name string, fn informer.IndexFunc[T]) error {
+	for {
+		e.mu.Lock()
+		if other, ok := e.adding[name]; ok {
+			e.mu.Unlock()
+			<-other
+			continue
+		}
+		if e.adding == nil {
+			e.adding = map[string]chan struct{}{}
+		}
+		done := make(chan struct{})
+		e.adding[name] = done
+		e.mu.Unlock()
+
+		err := inf.AddIndex(name, fn) // user code: without the lock
+		e.mu.Lock()
+		delete(e.adding, name)
+		e.mu.Unlock()
+		close(done)
+		if errors.Is(err, informer.ErrIndexExists) {
+			return nil // a first caller's: it keeps its function
+		}
+		return err
+	}
 }
 
 // errSub is one Ref's Options.OnError.
@@ -292,7 +329,7 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 		// This caller's indexes join the shared cache (without the lock:
 		// index functions are user code, run here on every cached object).
 		for _, name := range slices.Sorted(maps.Keys(o.Indexers)) {
-			if err := inf.AddIndex(name, o.Indexers[name]); err != nil && !errors.Is(err, informer.ErrIndexExists) {
+			if err := addIndex(e, inf, name, o.Indexers[name]); err != nil {
 				ref.Release()
 				return nil, fmt.Errorf("typed: %s: index %q: %w", e.name, name, err)
 			}

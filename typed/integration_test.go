@@ -503,6 +503,41 @@ func TestIntegrationFactoryLaterCallers(t *testing.T) {
 	if got, err := first.Informer().Indexer().ByIndex("byData", "v"); err != nil || len(got) != 1 {
 		t.Fatalf("the later caller's index: %d objects, %v", len(got), err)
 	}
+	// Two later callers add an index of one name at once: the second waits
+	// for the first; when the first's function fails on a cached object,
+	// the second's is added, not taken as there.
+	inA, releaseA := make(chan struct{}), make(chan struct{})
+	failing := func(*ConfigMap, []string) ([]string, error) {
+		close(inA)
+		<-releaseA
+		return nil, errors.New("no")
+	}
+	errA := make(chan error, 1)
+	go func() {
+		_, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{Indexers: map[string]informer.IndexFunc[*ConfigMap]{"byX": failing}})
+		errA <- err
+	}()
+	<-inA
+	refB := make(chan *typed.Ref[*ConfigMap], 1)
+	go func() {
+		ref, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{Indexers: map[string]informer.IndexFunc[*ConfigMap]{"byX": byData}})
+		if err != nil {
+			t.Error(err)
+		}
+		refB <- ref
+	}()
+	time.Sleep(50 * time.Millisecond) // let the second call reach the index (it must wait whenever it does)
+	close(releaseA)
+	if err := <-errA; !errors.As(err, new(*informer.IndexError)) {
+		t.Fatalf("the failing index: %v", err)
+	}
+	if ref := <-refB; ref != nil {
+		if got, err := ref.Informer().Indexer().ByIndex("byX", "v"); err != nil || len(got) != 1 {
+			t.Fatalf("the second caller's index: %d objects, %v", len(got), err)
+		}
+		ref.Release()
+	}
+
 	// An error of the shared informer reaches both callers' OnError; after
 	// b's Release, only a's.
 	bad := func(*ConfigMap, []string) ([]string, error) { return nil, errors.New("no") }
