@@ -75,12 +75,13 @@ func TestReflectorSkipsBadEvents(t *testing.T) {
 // kind the type does not fit).
 type lossyListSource struct {
 	*memory.Source[*item]
-	lists atomic.Int32
+	lists  atomic.Int32
+	always bool // every streaming list loses one, not just the first
 }
 
 func (s *lossyListSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
 	w, err := s.Source.Watch(ctx, opts)
-	if err != nil || !opts.SendInitialEvents || s.lists.Add(1) > 1 {
+	if err != nil || !opts.SendInitialEvents || s.lists.Add(1) > 1 && !s.always {
 		return w, err
 	}
 	return &lossyWatcher{Watcher: w}, nil
@@ -145,6 +146,33 @@ func TestStreamingListWithABadObjectFails(t *testing.T) {
 		}
 		if !sawBad {
 			t.Fatalf("the bad object was not reported as a failed list: %v", errs.all())
+		}
+	})
+}
+
+// A streaming list that always holds an object the source cannot read (a
+// Go type that does not fit the resource) is retried with a growing
+// backoff, not started over at once as one cut by the connection is.
+func TestStreamingListAlwaysBadBacksOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{WatchList: true})
+		for i := range 3 {
+			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
+		}
+		src := &lossyListSource{Source: mem, always: true}
+		opts := quiet[*item](t, nil)
+		opts.Reflector.WatchList = informer.WatchListOn
+		opts.Reflector.Backoff = informer.Backoff{Initial: time.Second, Max: time.Hour, Jitter: -1}
+		inf := informer.New[*item](src, opts)
+		runInformer(t, inf)
+		time.Sleep(10*time.Second + 500*time.Millisecond)
+		synctest.Wait()
+		// At 0, 1, 3 and 7 s; starting over after each cut would make 5 or more.
+		if n := src.lists.Load(); n != 4 {
+			t.Fatalf("%d streaming lists in 10.5 s, want 4 (delays of 1, 2, 4 s)", n)
+		}
+		if inf.HasSynced() {
+			t.Fatal("synced without the object")
 		}
 	})
 }

@@ -277,10 +277,12 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 				switch {
 				case listed:
 					streamCuts = 0
-				case err != nil && r.initialSeen && streamCuts < pageRetries:
+				case err != nil && r.initialSeen && streamCuts < pageRetries && !errors.Is(err, ErrBadEvent):
 					// Cut after sending part of the state: start over
 					// after the initial delay, not a growing one, a few
 					// times (as a paged list asks a failed page again).
+					// Not for an object it could not read: that is no
+					// accident of the connection, and will be there again.
 					streamCuts++
 					b.reset()
 				}
