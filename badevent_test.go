@@ -176,3 +176,63 @@ func TestStreamingListAlwaysBadBacksOff(t *testing.T) {
 		}
 	})
 }
+
+// strangeTypeSource's streaming lists carry, among their initial events,
+// an event of a type the source does not know (and no object).
+type strangeTypeSource struct {
+	*memory.Source[*item]
+	lists atomic.Int32
+}
+
+func (s *strangeTypeSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
+	w, err := s.Source.Watch(ctx, opts)
+	if err != nil || !opts.SendInitialEvents {
+		return w, err
+	}
+	s.lists.Add(1)
+	return &strangeTypeWatcher{Watcher: w}, nil
+}
+
+type strangeTypeWatcher struct {
+	informer.Watcher[*item]
+	n int
+}
+
+func (w *strangeTypeWatcher) Next() (informer.Event[*item], error) {
+	if w.n++; w.n == 2 {
+		return informer.Event[*item]{}, fmt.Errorf("%w: %w \"SHRUG\"", informer.ErrBadEvent, informer.ErrUnknownEventType)
+	}
+	return w.Watcher.Next()
+}
+
+// An event of an unknown type among a streaming list's initial events
+// carries no object of the list: it is reported and skipped, as in a
+// watch, and the list syncs.
+func TestStreamingListSkipsUnknownEventTypes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{WatchList: true})
+		for i := range 3 {
+			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
+		}
+		src := &strangeTypeSource{Source: mem}
+		var errs errList
+		opts := quiet[*item](t, &errs)
+		opts.Reflector.WatchList = informer.WatchListOn
+		inf := informer.New[*item](src, opts)
+		runInformer(t, inf)
+		synctest.Wait()
+		if !inf.HasSynced() || src.lists.Load() != 1 {
+			t.Fatalf("synced %v after %d streaming lists, want synced after 1", inf.HasSynced(), src.lists.Load())
+		}
+		if got, want := cacheState(inf), sourceState(mem); !equalMaps(got, want) {
+			t.Fatalf("cache %v, source %v", got, want)
+		}
+		var reported bool
+		for _, err := range errs.all() {
+			reported = reported || errors.Is(err, informer.ErrUnknownEventType)
+		}
+		if !reported {
+			t.Fatalf("the unknown event was not reported: %v", errs.all())
+		}
+	})
+}

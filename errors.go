@@ -38,7 +38,8 @@ var (
 	// could not be read but the stream goes on: an unknown type, an object
 	// that does not decode into T. The reflector reports it and reads on,
 	// except among a streaming list's initial events: there it fails the
-	// list (retried with backoff), as an undecodable item fails a List.
+	// list (retried with backoff), as an undecodable item fails a List,
+	// unless it also matches ErrUnknownEventType.
 	ErrBadEvent = errors.New("informer: bad watch event")
 	// ErrUnknownEventType reports an event type the reflector does not know.
 	ErrUnknownEventType = errors.New("informer: unknown event type")

@@ -550,11 +550,13 @@ func (r *Reflector[T]) stream(ctx context.Context, b *backoff, initial bool) (li
 			initialEvents.Add(1)
 		}
 		if err != nil && errors.Is(err, ErrBadEvent) {
-			if inInitial {
+			if inInitial && !errors.Is(err, ErrUnknownEventType) {
 				// An object of the list that cannot be read fails the
 				// list, as an undecodable item fails a List: skipping it
 				// would report synced a cache that lacks it, and nothing
-				// would bring it back before the next relist.
+				// would bring it back before the next relist. (An event
+				// of a type it does not know carries no object of the
+				// list: skipped, as in a watch.)
 				return false, false, sourceError(op, from, err)
 			}
 			r.report(&ObjectError{Op: op, Err: err})
