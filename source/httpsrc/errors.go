@@ -29,7 +29,9 @@ var (
 // names the request and the status, never the body. A status that
 // Options.ExpiredStatus lists matches informer.ErrExpired.
 type StatusError struct {
-	// Op is "list", "watch" or "poll".
+	// Op is "list" or "watch" (in poll mode too: a failed poll is a
+	// "list"), or "poll" for the 410 poll mode answers itself when asked
+	// to resume from a version other than its last list's.
 	Op string
 	// Path is the request's path (no query: it may hold tokens).
 	Path string
@@ -53,9 +55,14 @@ func (e *StatusError) Is(target error) bool {
 // its position (the list item's index or the stream's byte offset), never
 // its content.
 type DecodeError struct {
-	Op     string
-	Where  string // "item 3", "event at byte 1024"
-	Reason string // the decoder's error, without the input
+	// Op is "list" or "watch".
+	Op string
+	// Where is the list's path, with the item's index when one item
+	// failed ("/items: item 3"), or the stream's position ("the event
+	// ending at byte 1024").
+	Where string
+	// Reason is the decoder's error, without the input.
+	Reason string
 	// Err is the cause when it is one of this package's sentinels
 	// (ErrNoKey), for errors.Is.
 	Err error
