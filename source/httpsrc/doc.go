@@ -35,8 +35,8 @@
 // # Watch
 //
 // A GET of WatchURL, with the last version seen as the
-// Options.VersionParam query parameter (and, for SSE, the Last-Event-ID
-// header), streams events in one of three formats, chosen by
+// Options.VersionParam query parameter (and in the Last-Event-ID header,
+// as SSE expects), streams events in one of three formats, chosen by
 // Options.Format or the response's Content-Type:
 //
 //   - Server-Sent Events (text/event-stream), parsed as the WHATWG

@@ -62,6 +62,9 @@ type Options[T informer.Object] struct {
 	// "" means "/metadata/resourceVersion" when present. VersionHeader,
 	// when set, names a response header holding it instead, such as
 	// "X-Resource-Version"; without either, the ETag is the version.
+	// In poll mode, a list with no version at all (or the same version as
+	// the last list with different items) gets one the Source makes up:
+	// "poll-1", "poll-2"...
 	Version, VersionHeader string
 	// Next is the JSON pointer to the next page's token in a list, ""
 	// means "/metadata/continue" when present; the token is sent as the
@@ -70,8 +73,9 @@ type Options[T informer.Object] struct {
 	Next          string
 	ContinueParam string
 	// VersionParam is the query parameter with which a watch asks for
-	// the changes after a version ("resourceVersion" by default). SSE
-	// streams also send the Last-Event-ID header.
+	// the changes after a version ("resourceVersion" by default). The
+	// version also goes in the Last-Event-ID header, whatever Format
+	// says.
 	VersionParam string
 
 	// EventType, EventObject and EventVersion are the JSON pointers of an
