@@ -80,6 +80,9 @@
 // (Options.MaxObjectBytes, MaxResponseBytes), an HTML page is
 // ErrUnexpectedContentType, a bad status a *StatusError, an undecodable
 // object a *DecodeError that names where it was (item index, byte offset)
-// and never quotes it. Authentication goes in Options.Client's Transport
+// and never quotes it. One undecodable or nameless item fails its whole
+// list, which the reflector retries with backoff (a service that keeps
+// serving it keeps the informer from syncing), whereas a bad event in a
+// stream is skipped. Authentication goes in Options.Client's Transport
 // or in Options.Header.
 package httpsrc
