@@ -46,6 +46,8 @@ func reason(err error) string {
 	var se *jsondec.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.Is(err, jsondec.ErrIncomplete):
+		return "the JSON ends before its value does (a body cut short?)"
 	case errors.As(err, &se):
 		return se.Error()
 	case errors.As(err, &te):

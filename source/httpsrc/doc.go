@@ -80,9 +80,12 @@
 // (Options.MaxObjectBytes, MaxResponseBytes), an HTML page is
 // ErrUnexpectedContentType, a bad status a *StatusError, an undecodable
 // object a *DecodeError that names where it was (item index, byte offset)
-// and never quotes it. One undecodable or nameless item fails its whole
-// list, which the reflector retries with backoff (a service that keeps
-// serving it keeps the informer from syncing), whereas a bad event in a
-// stream is skipped. Authentication goes in Options.Client's Transport
+// and never quotes it. One undecodable, nameless or oversized item fails
+// its whole list, which the reflector retries with backoff (a service that
+// keeps serving it keeps the informer from syncing), whereas a bad event in
+// a stream is skipped. So does a list body that is not exactly one JSON
+// value (cut short, or followed by anything but white space), and a 304
+// Not Modified to a request that was not conditional (a confused proxy):
+// taken as an empty list it would delete every object. Authentication goes in Options.Client's Transport
 // or in Options.Header.
 package httpsrc

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/jsondec"
 )
 
 // List fetches one page of the collection. opts.Continue is a next-page
@@ -21,6 +22,16 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	r, err := s.list(ctx, opts.Continue, nil)
 	if err != nil {
 		return informer.Page[T]{}, err
+	}
+	if r.notModified {
+		// Only Options.Header can have made the request conditional; a
+		// List has no earlier page to reuse, and an empty one would delete
+		// every object.
+		var path string
+		if u, err := url.Parse(s.opts.ListURL); err == nil {
+			path = u.Path
+		}
+		return informer.Page[T]{}, &StatusError{Op: "list", Path: path, Code: http.StatusNotModified}
 	}
 	if s.opts.WatchURL == "" {
 		r.page.ResourceVersion = s.record(opts.Continue == "", r)
@@ -107,6 +118,16 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 	var hashes []uint64
 	items := s.items
 	body := skipSpace(data, 0)
+	// The whole body is one JSON value and nothing else: a body cut short
+	// after its items, or followed by something else (an error page
+	// appended by a proxy), is not a list to trust.
+	end, err := jsondec.ValueEnd(data[body:])
+	if err != nil {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: reason(err)}
+	}
+	if after := skipSpace(data, body+end); after < len(data) {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("more data after the list's JSON value, at byte %d", after)}
+	}
 	if !s.itemsSet {
 		if body < len(data) && data[body] == '[' {
 			items = nil
@@ -124,6 +145,10 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 	i := 0
 	var itemErr error
 	err = eachElement(arr, func(start, end int) bool {
+		if n := int64(end - start); n > s.opts.MaxObjectBytes {
+			itemErr = &DecodeError{Op: "list", Where: fmt.Sprintf("%s: item %d", path, i), Reason: fmt.Sprintf("%d bytes, more than MaxObjectBytes (%d)", n, s.opts.MaxObjectBytes), Err: ErrTooLarge}
+			return false
+		}
 		obj, err := s.dec.decode(arr[start:end])
 		if err != nil {
 			itemErr = &DecodeError{Op: "list", Where: fmt.Sprintf("%s: item %d", path, i), Reason: err.Error(), Err: err}

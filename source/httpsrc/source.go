@@ -142,10 +142,13 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 	if err != nil {
 		return nil, nil, fmt.Errorf("httpsrc: %s %s: %w", op, u.Path, unwrapURLError(err))
 	}
-	if resp.StatusCode == http.StatusNotModified {
+	if resp.StatusCode == http.StatusNotModified && req.Header.Get("If-None-Match") != "" {
 		resp.Body.Close()
 		return resp, nil, nil
 	}
+	// A 304 to a request that asked nothing conditionally (a confused
+	// cache or proxy) is no answer: taken as an empty list, it would
+	// delete every object.
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()

@@ -101,6 +101,32 @@ func TestList(t *testing.T) {
 			}, err: httpsrc.ErrUnexpectedContentType},
 		{name: "410 is expired", handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", http.StatusGone) }, err: informer.ErrExpired},
 		{name: "500", handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) }, err: &httpsrc.StatusError{}},
+		{name: "the closing brace cut off",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"metadata":{"resourceVersion":"3"},"items":[{"metadata":{"name":"a"}}]`)
+			}, err: &httpsrc.DecodeError{}},
+		{name: "something after the list",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `[{"metadata":{"name":"a"}}]<html>502</html>`)
+			}, err: &httpsrc.DecodeError{}},
+		{name: "white space after the list",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, "[{\"metadata\":{\"name\":\"a\"}}]\r\n\t \n")
+			}, items: "a"},
+		{name: "an item over MaxObjectBytes", opts: httpsrc.Options[*Item]{MaxObjectBytes: 64},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"note":"`+strings.Repeat("x", 100)+`"}]`)
+			}, err: httpsrc.ErrTooLarge},
+		{name: "304 to a list that asked nothing conditionally (it would delete everything)",
+			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotModified) },
+			err:     &httpsrc.StatusError{}},
+		{name: "304 to a list made conditional by Options.Header",
+			opts: httpsrc.Options[*Item]{Header: func(r *http.Request) error { r.Header.Set("If-None-Match", `"v1"`); return nil }},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("ETag", `"v1"`)
+				w.WriteHeader(http.StatusNotModified)
+			},
+			err: &httpsrc.StatusError{}},
 		{name: "too large", opts: httpsrc.Options[*Item]{MaxResponseBytes: 10},
 			handler: func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `[{"metadata":{"name":"abcdefgh"}}]`) }, err: httpsrc.ErrTooLarge},
 	}
