@@ -114,3 +114,22 @@ func benchStream(b *testing.B, stream []byte, format Format) {
 
 func BenchmarkSSE(b *testing.B)    { benchStream(b, sseStream(benchObjects()), FormatSSE) }
 func BenchmarkNDJSON(b *testing.B) { benchStream(b, ndjsonStream(benchObjects()), FormatNDJSON) }
+
+// BenchmarkParseList parses a list body of benchEvents objects (about
+// 2 KiB each) into a page: framing, the whole-body check and decoding.
+func BenchmarkParseList(b *testing.B) {
+	objs := benchObjects()
+	body := append(append([]byte(`{"metadata":{"resourceVersion":"5000"},"items":[`), bytes.Join(objs, []byte(","))...), "]}"...)
+	s, err := New(Options[*benchItem]{ListURL: "http://x/items", WatchURL: "http://x/events"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		page, _, err := s.parseList(body, "/items")
+		if err != nil || len(page.Items) != benchEvents {
+			b.Fatal(len(page.Items), err)
+		}
+	}
+}

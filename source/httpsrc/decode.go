@@ -50,6 +50,10 @@ func reason(err error) string {
 		return "the JSON ends before its value does (a body cut short?)"
 	case errors.As(err, &se):
 		return se.Error()
+	case errors.Is(err, errMalformedList):
+		return err.Error()
+	case errors.As(err, new(errAfterValue)):
+		return err.Error()
 	case errors.As(err, &te):
 		return fmt.Sprintf("cannot decode a JSON %s into field %q of type %s", te.Value, te.Field, te.Type)
 	default:

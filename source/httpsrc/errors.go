@@ -23,6 +23,9 @@ var (
 	ErrInvalidOptions = errors.New("httpsrc: invalid options")
 
 	errNotArray = errors.New("the items are not a JSON array")
+	// errMalformedList marks a list body whose JSON is malformed around
+	// its items.
+	errMalformedList = errors.New("malformed list")
 )
 
 // StatusError is a response with an unexpected HTTP status. Its Error

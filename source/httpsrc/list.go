@@ -118,16 +118,6 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 	var hashes []uint64
 	items := s.items
 	body := skipSpace(data, 0)
-	// The whole body is one JSON value and nothing else: a body cut short
-	// after its items, or followed by something else (an error page
-	// appended by a proxy), is not a list to trust.
-	end, err := jsondec.ValueEnd(data[body:])
-	if err != nil {
-		return page, nil, &DecodeError{Op: "list", Where: path, Reason: reason(err)}
-	}
-	if after := skipSpace(data, body+end); after < len(data) {
-		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("more data after the list's JSON value, at byte %d", after)}
-	}
 	if !s.itemsSet {
 		if body < len(data) && data[body] == '[' {
 			items = nil
@@ -141,6 +131,12 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 	}
 	if arr == nil {
 		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("no items at %q", items.String())}
+	}
+	// The whole body is one JSON value and nothing else: a body cut short
+	// after its items, or followed by something else (an error page
+	// appended by a proxy), is not a list to trust.
+	if err := wholeBody(data, body, items, cap(data)-cap(arr)+len(arr)); err != nil {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: reason(err)}
 	}
 	i := 0
 	var itemErr error
@@ -203,4 +199,78 @@ func linkNext(h http.Header) string {
 		}
 	}
 	return ""
+}
+
+// errAfterValue is what wholeBody says of data after the body's value.
+type errAfterValue struct{ at int }
+
+func (e errAfterValue) Error() string {
+	return fmt.Sprintf("more data after the list's JSON value, at byte %d", e.at)
+}
+
+// wholeBody checks that data, whose value starts at body and whose items
+// (found at items) end at itemsEnd, is one JSON value followed by nothing
+// but white space. The items and what came before them are checked
+// already (found by scanning); for a bare array or a top-level member,
+// only what follows the items is scanned, else the whole body.
+func wholeBody(data []byte, body int, items pointer, itemsEnd int) error {
+	i := itemsEnd
+	switch {
+	case len(items) == 0:
+	case len(items) == 1 && data[body] == '{':
+		var err error
+		if i, err = objectRest(data, i); err != nil {
+			return err
+		}
+	default:
+		n, err := jsondec.ValueEnd(data[body:])
+		if err != nil {
+			return err
+		}
+		i = body + n
+	}
+	if i = skipSpace(data, i); i < len(data) {
+		return errAfterValue{i}
+	}
+	return nil
+}
+
+// objectRest scans the members of an object after one ending at i, to
+// the object's closing brace, and returns the offset past it.
+func objectRest(data []byte, i int) (int, error) {
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, jsondec.ErrIncomplete
+		}
+		switch data[i] {
+		case '}':
+			return i + 1, nil
+		case ',':
+		default:
+			return 0, fmt.Errorf("%w: expected ',' or '}' at byte %d", errMalformedList, i)
+		}
+		i = skipSpace(data, i+1)
+		if i >= len(data) {
+			return 0, jsondec.ErrIncomplete
+		}
+		if data[i] != '"' {
+			return 0, fmt.Errorf("%w: expected a member name at byte %d", errMalformedList, i)
+		}
+		n, err := jsondec.ValueEnd(data[i:])
+		if err != nil {
+			return 0, err
+		}
+		i = skipSpace(data, i+n)
+		if i >= len(data) {
+			return 0, jsondec.ErrIncomplete
+		}
+		if data[i] != ':' {
+			return 0, fmt.Errorf("%w: expected ':' at byte %d", errMalformedList, i)
+		}
+		if n, err = jsondec.ValueEnd(data[i+1:]); err != nil {
+			return 0, err
+		}
+		i += 1 + n
+	}
 }

@@ -109,6 +109,22 @@ func TestList(t *testing.T) {
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				io.WriteString(w, `[{"metadata":{"name":"a"}}]<html>502</html>`)
 			}, err: &httpsrc.DecodeError{}},
+		{name: "members after the items",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"items":[{"metadata":{"name":"a"}}] , "metadata" : {"resourceVersion":"8","continue":""},"x":[1,{"y":null}]}`)
+			}, items: "a", version: "8"},
+		{name: "a member after the items cut short",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"items":[{"metadata":{"name":"a"}}],"metadata":{"resourceVersion":"8"`)
+			}, err: &httpsrc.DecodeError{}},
+		{name: "no comma after the items",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"items":[{"metadata":{"name":"a"}}] "metadata":{}}`)
+			}, err: &httpsrc.DecodeError{}},
+		{name: "nested items, something after the document", opts: httpsrc.Options[*Item]{Items: "/data/things"},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"data":{"things":[{"metadata":{"name":"x"}}]}}}`)
+			}, err: &httpsrc.DecodeError{}},
 		{name: "white space after the list",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				io.WriteString(w, "[{\"metadata\":{\"name\":\"a\"}}]\r\n\t \n")
