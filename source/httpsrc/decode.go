@@ -30,7 +30,11 @@ func (d decoder[T]) decode(raw []byte) (T, error) {
 	obj := reflect.New(d.elem).Interface().(T)
 	if err := jsondec.Unmarshal(raw, obj); err != nil {
 		var zero T
-		return zero, errors.New(reason(err)) // not wrapped: it may quote raw
+		msg := reason(err) // not wrapped: it may quote raw
+		if name := objectName(raw); name != "" {
+			msg = name + ": " + msg
+		}
+		return zero, errors.New(msg)
 	}
 	if obj.GetName() == "" {
 		var zero T
@@ -59,4 +63,34 @@ func reason(err error) string {
 	default:
 		return fmt.Sprintf("the object's decoder failed (%T)", err)
 	}
+}
+
+// objectName returns "namespace/name" (or "name") from the metadata of an
+// object that did not decode, for its error, or "" if they are not plain
+// names: an error names the object, never its content.
+func objectName(raw []byte) string {
+	name := metaName(raw, "name")
+	if name == "" {
+		return ""
+	}
+	if ns := metaName(raw, "namespace"); ns != "" {
+		return ns + "/" + name
+	}
+	return name
+}
+
+// metaName returns metadata.field of raw if it is a string of at most 253
+// printable ASCII characters without spaces or quotes, else "".
+func metaName(raw []byte, field string) string {
+	v, err := pointer{"metadata", field}.find(raw)
+	if err != nil || len(v) < 2 || v[0] != '"' || len(v) > 253+2 {
+		return ""
+	}
+	s := v[1 : len(v)-1]
+	for _, c := range s {
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			return ""
+		}
+	}
+	return string(s)
 }

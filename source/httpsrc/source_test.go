@@ -227,3 +227,34 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// An object that does not decode is named (namespace/name, item index or
+// byte offset) in the error, and its content is never quoted: not the
+// offending value, not its neighbours, not a name that is not a plain one.
+func TestDecodeErrorsNameObjectsNotContent(t *testing.T) {
+	const secret = "hunter2-SECRET"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"list item with a wrong type", `[{"metadata":{"name":"a"}},{"metadata":{"namespace":"shop","name":"b","annotations":{"k":"` + secret + `"}},"count":"` + secret + `"}]`, "item 1: shop/b: "},
+		{"list item without namespace", `[{"metadata":{"name":"c"},"count":"` + secret + `"}]`, "item 0: c: "},
+		{"a name that is not plain is left out", `[{"metadata":{"name":"` + secret + ` x"},"count":"` + secret + `"}]`, "item 0: cannot decode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, tt.body) })
+			src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = src.List(t.Context(), informer.ListOptions{})
+			var de *httpsrc.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("err %v, want a *DecodeError", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, secret) {
+				t.Fatalf("error %q: want it to contain %q and not the secret", msg, tt.want)
+			}
+		})
+	}
+}
