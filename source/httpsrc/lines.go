@@ -90,7 +90,7 @@ func (l *lineReader) next() ([]byte, error) {
 }
 
 func (l *lineReader) tooLong() error {
-	return fmt.Errorf("%w: a line at byte %d is longer than %d bytes", ErrTooLarge, l.off, l.max)
+	return fmt.Errorf("%w: a line longer than %d bytes (read up to byte %d of the stream)", ErrTooLarge, l.max, l.off)
 }
 
 // lineEnd returns the index of the first CR or LF in data, or -1.

@@ -223,5 +223,8 @@ func (w *streamWatcher[T]) streamErr(err error) error {
 	if errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return io.EOF
 	}
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("%w (watch)", err) // it says "httpsrc: too large" already
+	}
 	return fmt.Errorf("httpsrc: watch: %w", err)
 }
