@@ -53,6 +53,20 @@
 //     BOOKMARK and ERROR events (an ERROR whose Status code is 410 means
 //     expired).
 //
+// With the default options, a list and the same change in each format
+// read:
+//
+//	GET /items
+//	{"metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","resourceVersion":"41"},"count":3}]}
+//
+//	GET /events?resourceVersion=42 (SSE)
+//	event: modified
+//	id: 43
+//	data: {"metadata":{"name":"a","resourceVersion":"43"},"count":4}
+//
+//	GET /events?resourceVersion=42 (NDJSON)
+//	{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"43"},"count":4}}
+//
 // Type names are mapped by Options.Types (DefaultTypes knows Kubernetes'
 // and the usual verbs). A version too old for the service is a status in
 // Options.ExpiredStatus (410 by default) or an event named

@@ -102,3 +102,39 @@ func Example_poll() {
 	// shop/chair 4
 	// shop/lamp 3
 }
+
+// The wire formats the package doc shows, served as written: a list, then
+// one change as SSE or as NDJSON (chosen by the Content-Type).
+func Example_wireFormats() {
+	const list = `{"metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","resourceVersion":"41"},"count":3}]}`
+	streams := []struct{ contentType, body string }{
+		{"text/event-stream", "event: modified\nid: 43\ndata: {\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"43\"},\"count\":4}\n\n"},
+		{"application/x-ndjson", `{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"43"},"count":4}}` + "\n"},
+	}
+	for _, st := range streams {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/items" {
+				fmt.Fprint(w, list)
+				return
+			}
+			w.Header().Set("Content-Type", st.contentType)
+			if r.URL.Query().Get("resourceVersion") == "42" {
+				fmt.Fprint(w, st.body)
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		src, _ := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		inf := informer.New(src, informer.Options[*Item]{})
+		go inf.Run(ctx)
+		inf.WaitForResourceVersion(ctx, "43")
+		it, _ := inf.Lister().Get("a")
+		fmt.Println(st.contentType, it.Count)
+		cancel()
+		srv.Close()
+	}
+	// Output:
+	// text/event-stream 4
+	// application/x-ndjson 4
+}
