@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -13,30 +14,59 @@ import (
 	"github.com/informer-go/informer/source/memory"
 )
 
-// badEventSource's watches return an error wrapping ErrBadEvent before each
-// real event, as a source does for an event it cannot decode.
-type badEventSource struct {
+// hookSource wraps the watches of a memory source: next makes each Next
+// call of a watch, given the streaming list's number (0 for a plain
+// watch), the call's number (from 1) and the watch itself.
+type hookSource struct {
 	*memory.Source[*item]
+	lists atomic.Int32 // streaming lists opened
+	next  func(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error)
 }
 
-func (s badEventSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
+func (s *hookSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
 	w, err := s.Source.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &badEventWatcher{Watcher: w}, nil
+	var list int32
+	if opts.SendInitialEvents {
+		list = s.lists.Add(1)
+	}
+	return &hookWatcher{Watcher: w, list: list, next: s.next}, nil
 }
 
-type badEventWatcher struct {
+type hookWatcher struct {
 	informer.Watcher[*item]
-	bad bool
+	list int32
+	n    int
+	next func(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error)
 }
 
-func (w *badEventWatcher) Next() (informer.Event[*item], error) {
-	if w.bad = !w.bad; w.bad {
+func (w *hookWatcher) Next() (informer.Event[*item], error) {
+	w.n++
+	return w.next(w.list, w.n, w.Watcher)
+}
+
+// badEvents' watches return an error wrapping ErrBadEvent before each real
+// event, as a source does for an event it cannot decode.
+func badEvents(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error) {
+	if n%2 == 1 {
 		return informer.Event[*item]{}, fmt.Errorf("decoding event: %w", informer.ErrBadEvent)
 	}
-	return w.Watcher.Next()
+	return w.Next()
+}
+
+// losesOne makes the streaming lists from number from on lose one object:
+// their second initial event is unusable (an object that does not decode
+// into T, of a kind the type does not fit).
+func losesOne(from int32) func(int32, int, informer.Watcher[*item]) (informer.Event[*item], error) {
+	return func(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error) {
+		ev, err := w.Next()
+		if list > 0 && list <= from && n == 2 && err == nil {
+			return informer.Event[*item]{}, fmt.Errorf("decoding %s: %w", ev.Object.Name, informer.ErrBadEvent)
+		}
+		return ev, err
+	}
 }
 
 // An unusable event is reported and skipped; the same watch goes on.
@@ -44,7 +74,7 @@ func TestReflectorSkipsBadEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := memory.New[*item](memory.Options{})
 		var errs errList
-		inf := informer.New[*item](badEventSource{mem}, quiet[*item](t, &errs))
+		inf := informer.New[*item](&hookSource{Source: mem, next: badEvents}, quiet[*item](t, &errs))
 		runInformer(t, inf)
 		synctest.Wait()
 		for i := range 5 {
@@ -70,36 +100,6 @@ func TestReflectorSkipsBadEvents(t *testing.T) {
 	})
 }
 
-// lossyListSource's first streaming list loses one object: its second
-// initial event is unusable (an object that does not decode into T, of a
-// kind the type does not fit).
-type lossyListSource struct {
-	*memory.Source[*item]
-	lists  atomic.Int32
-	always bool // every streaming list loses one, not just the first
-}
-
-func (s *lossyListSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
-	w, err := s.Source.Watch(ctx, opts)
-	if err != nil || !opts.SendInitialEvents || s.lists.Add(1) > 1 && !s.always {
-		return w, err
-	}
-	return &lossyWatcher{Watcher: w}, nil
-}
-
-type lossyWatcher struct {
-	informer.Watcher[*item]
-	n int
-}
-
-func (w *lossyWatcher) Next() (informer.Event[*item], error) {
-	ev, err := w.Watcher.Next()
-	if w.n++; w.n == 2 && err == nil {
-		return informer.Event[*item]{}, fmt.Errorf("decoding %s: %w", ev.Object.Name, informer.ErrBadEvent)
-	}
-	return ev, err
-}
-
 // An object of a streaming list that cannot be read fails the list, as an
 // undecodable item fails a List: the informer does not report synced
 // without it, and the retried list brings it. (Skipping it, as an unusable
@@ -112,7 +112,7 @@ func TestStreamingListWithABadObjectFails(t *testing.T) {
 		for i := range 3 {
 			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
 		}
-		src := &lossyListSource{Source: mem}
+		src := &hookSource{Source: mem, next: losesOne(1)}
 		var errs errList
 		opts := quiet[*item](t, &errs)
 		opts.Reflector.WatchList = informer.WatchListOn
@@ -159,7 +159,7 @@ func TestStreamingListAlwaysBadBacksOff(t *testing.T) {
 		for i := range 3 {
 			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
 		}
-		src := &lossyListSource{Source: mem, always: true}
+		src := &hookSource{Source: mem, next: losesOne(math.MaxInt32)}
 		opts := quiet[*item](t, nil)
 		opts.Reflector.WatchList = informer.WatchListOn
 		opts.Reflector.Backoff = informer.Backoff{Initial: time.Second, Max: time.Hour, Jitter: -1}
@@ -177,32 +177,13 @@ func TestStreamingListAlwaysBadBacksOff(t *testing.T) {
 	})
 }
 
-// strangeTypeSource's streaming lists carry, among their initial events,
-// an event of a type the source does not know (and no object).
-type strangeTypeSource struct {
-	*memory.Source[*item]
-	lists atomic.Int32
-}
-
-func (s *strangeTypeSource) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
-	w, err := s.Source.Watch(ctx, opts)
-	if err != nil || !opts.SendInitialEvents {
-		return w, err
-	}
-	s.lists.Add(1)
-	return &strangeTypeWatcher{Watcher: w}, nil
-}
-
-type strangeTypeWatcher struct {
-	informer.Watcher[*item]
-	n int
-}
-
-func (w *strangeTypeWatcher) Next() (informer.Event[*item], error) {
-	if w.n++; w.n == 2 {
+// strangeType's streaming lists carry, among their initial events, an
+// event of a type the source does not know (and no object).
+func strangeType(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error) {
+	if list > 0 && n == 2 {
 		return informer.Event[*item]{}, fmt.Errorf("%w: %w \"SHRUG\"", informer.ErrBadEvent, informer.ErrUnknownEventType)
 	}
-	return w.Watcher.Next()
+	return w.Next()
 }
 
 // An event of an unknown type among a streaming list's initial events
@@ -214,7 +195,7 @@ func TestStreamingListSkipsUnknownEventTypes(t *testing.T) {
 		for i := range 3 {
 			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
 		}
-		src := &strangeTypeSource{Source: mem}
+		src := &hookSource{Source: mem, next: strangeType}
 		var errs errList
 		opts := quiet[*item](t, &errs)
 		opts.Reflector.WatchList = informer.WatchListOn
