@@ -100,12 +100,13 @@ func TestReflectorSkipsBadEvents(t *testing.T) {
 	})
 }
 
-// An object of a streaming list that cannot be read fails the list, as an
-// undecodable item fails a List: the informer does not report synced
-// without it, and the retried list brings it. (Skipping it, as an unusable
-// event of a plain watch is, synced a cache that lacked the object until
-// the next relist: a Go type that does not fit the resource gave a synced,
-// empty cache against kube-apiserver.)
+// An object of a streaming list that cannot be read ends the streaming
+// list, and the informer syncs from a List at once: it does not report
+// synced without the object. (Skipping it, as an unusable event of a plain
+// watch is, synced a cache that lacked the object until the next relist: a
+// Go type that does not fit the resource gave a synced, empty cache
+// against kube-apiserver. Retrying the stream instead starved the sync for
+// minutes in the chaos soak, whose streams carry garbled lines.)
 func TestStreamingListWithABadObjectFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := memory.New[*item](memory.Options{WatchList: true})
@@ -125,16 +126,15 @@ func TestStreamingListWithABadObjectFails(t *testing.T) {
 				atSync <- cacheState(inf)
 			}
 		}()
-		time.Sleep(time.Minute) // past the retry's backoff
-		synctest.Wait()
-		if src.lists.Load() < 2 {
-			t.Fatalf("%d streaming lists, want the first (with a bad object) to be retried", src.lists.Load())
+		synctest.Wait() // at once: no backoff before the List
+		if src.lists.Load() != 1 || mem.ListCalls() != 1 {
+			t.Fatalf("%d streaming lists and %d lists, want the streaming list (with a bad object) then a List", src.lists.Load(), mem.ListCalls())
 		}
 		var got map[string]string
 		select {
 		case got = <-atSync:
 		default:
-			t.Fatal("not synced after the retried list")
+			t.Fatal("not synced after the List")
 		}
 		if want := sourceState(mem); !equalMaps(got, want) {
 			t.Fatalf("cache at sync %v, source %v", got, want)
@@ -150,15 +150,17 @@ func TestStreamingListWithABadObjectFails(t *testing.T) {
 	})
 }
 
-// A streaming list that always holds an object the source cannot read (a
-// Go type that does not fit the resource) is retried with a growing
-// backoff, not started over at once as one cut by the connection is.
+// A streaming list that always holds an object the source cannot read, and
+// a List that fails on it too (a Go type that does not fit the resource),
+// are retried with a growing backoff, not started over at once as a
+// streaming list cut by the connection is.
 func TestStreamingListAlwaysBadBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := memory.New[*item](memory.Options{WatchList: true})
 		for i := range 3 {
 			mem.Create(newItem("ns", fmt.Sprint("k", i), "v"))
 		}
+		mem.FailLists(1000, errors.New("the server sent ConfigMapList, expected WidgetList"))
 		src := &hookSource{Source: mem, next: losesOne(math.MaxInt32)}
 		opts := quiet[*item](t, nil)
 		opts.Reflector.WatchList = informer.WatchListOn

@@ -37,9 +37,10 @@ var (
 	// ErrBadEvent is what a Watcher's Next returns (wrapped) when one event
 	// could not be read but the stream goes on: an unknown type, an object
 	// that does not decode into T. The reflector reports it and reads on,
-	// except among a streaming list's initial events: there it fails the
-	// list (retried with backoff), as an undecodable item fails a List,
-	// unless it also matches ErrUnknownEventType.
+	// except among a streaming list's initial events (unless it also
+	// matches ErrUnknownEventType): there it ends the streaming list and
+	// syncs with a List at once, which reads every object or fails saying
+	// why, so that a cache never syncs without an object it could not read.
 	ErrBadEvent = errors.New("informer: bad watch event")
 	// ErrUnknownEventType reports an event type the reflector does not know.
 	ErrUnknownEventType = errors.New("informer: unknown event type")

@@ -263,14 +263,15 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	b := newBackoff(r.opts.Backoff)
 	state := stateList
 	listRV := r.opts.ListResourceVersion
-	stalled := false // relisting after expiries that made no progress
-	streamCuts := 0  // streaming lists cut in a row after sending something
+	stalled := false  // relisting after expiries that made no progress
+	streamCuts := 0   // streaming lists cut in a row after sending something
+	listOnce := false // the next sync is a List: a streaming list had an unreadable event
 	for ctx.Err() == nil {
 		var err error
 		productive := false
 		switch state {
 		case stateList:
-			if !r.noWatchList {
+			if !r.noWatchList && !listOnce {
 				var listed bool
 				r.initialSeen = false
 				listed, productive, err = r.stream(ctx, b, true)
@@ -291,10 +292,21 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 					r.noWatchList = true
 					continue
 				}
+				if errors.Is(err, ErrBadEvent) && ctx.Err() == nil {
+					// An event of the list it could not read: an object
+					// of the list, or a garbled line. List instead, at
+					// once: a List reads every object or fails saying
+					// why, and a stream's stray line does not hold the
+					// sync back (retrying the stream could starve).
+					r.report(err)
+					listOnce = true
+					continue
+				}
 				if listed {
 					state = stateWatch
 				}
 			} else {
+				listOnce = false
 				err = r.list(ctx, listRV)
 				if err == nil {
 					if !stalled {
