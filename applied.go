@@ -8,6 +8,7 @@ import (
 // applied tracks the resourceVersion the cache has caught up with, and
 // wakes those waiting for one.
 type applied struct {
+	order   versionOrder // the Source's, or nil: versions are only equal or not
 	mu      sync.Mutex
 	rv      string
 	changed chan struct{} // closed and replaced when rv changes
@@ -25,7 +26,11 @@ func (a *applied) get() (string, <-chan struct{}) {
 func (a *applied) set(rv string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if rv == "" || rv == a.rv || newVersion(rv).olderThan(newVersion(a.rv)) {
+	// It never moves back to a version the Source orders before it
+	// (a relist from a lagging server, a bookmark behind): the changes
+	// up to the newer one are in the cache either way. Versions the
+	// Source cannot order simply follow the reflector.
+	if rv == "" || rv == a.rv || a.order.older(rv, a.rv) {
 		return
 	}
 	a.rv = rv
@@ -50,17 +55,21 @@ func (inf *Informer[T]) AppliedResourceVersion() string {
 // rv or a later one, for example the version a write of the program's own
 // returned, so that what it reads next from the Lister includes that
 // write (read-your-writes). Versions are opaque in general: rv is reached
-// when the applied version equals it, or, when both are numbers (as
-// Kubernetes' are in practice), when it is not smaller. Waiting is
+// when the applied version equals it, or, when the Source implements
+// VersionComparer (source/kube, source/memory, and source/httpsrc when
+// its options say the versions are numbers), when the Source orders the
+// applied version after it. Without VersionComparer, wait only for
+// versions the informer will see: one the Source returned for a write
+// it watches, or a list's or a bookmark's; a version it skips (a write
+// coalesced by a poll, say) is never reached. Waiting is
 // event-driven; bookmarks move the applied version on even when the write
 // is not one the informer watches. It returns ctx's error, joined with
 // the Source's last error, if ctx ends first, and ErrStopped if the
 // informer stops.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
-	want := newVersion(rv)
 	for {
 		cur, changed := inf.applied.get()
-		if cur != "" && (cur == rv || want.num && !newVersion(cur).olderThan(want)) {
+		if inf.applied.order.reached(cur, rv) {
 			return nil
 		}
 		select {

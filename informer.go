@@ -147,6 +147,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		synced:   make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
+	inf.applied.order = newVersionOrder(src)
 	if inf.log == nil {
 		inf.log = slog.Default()
 	}

@@ -32,6 +32,18 @@
 // handlers see an object go back to an older state before coming
 // forward again. Serve unpaged lists if pages cannot be snapshots.
 //
+// # Versions
+//
+// Versions are opaque strings unless Options.NumericVersions says the
+// service's are growing numbers: then the Source orders them
+// (CompareVersions, an informer.VersionComparer), and an informer's
+// WaitForResourceVersion returns once the cache has applied the version
+// asked for or a later one. Otherwise it returns only when the informer
+// sees that very version (in a list, an event or a bookmark): wait for
+// versions the service reports, not for ones it may skip. A version taken
+// from an ETag is the tag's opaque value, without quotes or W/ (so
+// `"17"` is 17); If-None-Match sends the ETag as received.
+//
 // # Watch
 //
 // A GET of WatchURL, with the last version seen as the
@@ -80,7 +92,12 @@
 // Without a WatchURL, the Source polls: every Options.PollInterval it
 // lists again, conditionally (If-None-Match with the last ETag; a 304 Not
 // Modified costs one small request), and turns the differences from the
-// previous list into added, modified and deleted events. Objects without
+// previous list into added, modified and deleted events, followed by a
+// bookmark with the new list's version. A list with the same objects but
+// a new version (an object created and deleted between two polls) is a
+// bookmark alone: the version moves on, and the next poll is conditional
+// on the new ETag. The versions poll mode makes up ("poll-1", "poll-2")
+// for lists without their own are ordered. Objects without
 // a resourceVersion are compared by a hash of their JSON. The cost is one
 // full list per period whenever anything changed, and the Source keeps
 // the last list's objects (pointers shared with the cache) to compare.

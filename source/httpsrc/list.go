@@ -102,7 +102,7 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	case s.opts.VersionHeader != "":
 		r.page.ResourceVersion = resp.Header.Get(s.opts.VersionHeader)
 	case r.page.ResourceVersion == "":
-		r.page.ResourceVersion = r.etag
+		r.page.ResourceVersion = etagValue(r.etag)
 	}
 	if next := linkNext(resp.Header); next != "" {
 		r.page.Continue = "link:" + next

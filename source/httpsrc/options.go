@@ -62,10 +62,21 @@ type Options[T informer.Object] struct {
 	// "" means "/metadata/resourceVersion" when present. VersionHeader,
 	// when set, names a response header holding it instead, such as
 	// "X-Resource-Version"; without either, the ETag is the version.
+	// A version from an ETag is the entity tag's opaque value, without
+	// quotes or W/ (If-None-Match still sends the ETag as received).
 	// In poll mode, a list with no version at all (or the same version as
 	// the last list with different items) gets one the Source makes up:
 	// "poll-1", "poll-2"...
 	Version, VersionHeader string
+	// NumericVersions says that the service's versions are decimal
+	// numbers that grow with every change (a counter, a database's
+	// sequence): the Source then orders them (CompareVersions), and an
+	// informer's WaitForResourceVersion returns once its cache has applied
+	// the version asked for or a later one. Without it, versions are
+	// opaque: a version is reached only when the informer sees that very
+	// one, in a list, an event or a bookmark. (Versions poll mode makes up
+	// are ordered either way.)
+	NumericVersions bool
 	// Next is the JSON pointer to the next page's token in a list, ""
 	// means "/metadata/continue" when present; the token is sent as the
 	// ContinueParam query parameter. A Link header with rel="next" is

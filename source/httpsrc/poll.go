@@ -60,7 +60,7 @@ func (s *Source[T]) record(first bool, r listed[T]) string {
 	}
 	if s.pending.version == "" || s.last != nil && s.pending.version == s.last.version && !s.pending.same(s.last) {
 		s.gen++
-		s.pending.version = "poll-" + strconv.FormatUint(s.gen, 10)
+		s.pending.version = madeUpPrefix + strconv.FormatUint(s.gen, 10)
 	}
 	s.last, s.pending = s.pending, nil
 	return s.last.version
@@ -117,12 +117,7 @@ func (w *pollWatcher[T]) Next() (informer.Event[T], error) {
 			ev := w.queue[0]
 			w.queue = w.queue[1:]
 			if len(w.queue) == 0 && w.next != nil {
-				w.s.mu.Lock()
-				if w.s.last == w.base {
-					w.s.last = w.next
-				}
-				w.s.mu.Unlock()
-				w.base, w.next = w.next, nil
+				w.commit(w.next)
 			}
 			return ev, nil
 		}
@@ -137,6 +132,17 @@ func (w *pollWatcher[T]) Next() (informer.Event[T], error) {
 			return informer.Event[T]{}, err
 		}
 	}
+}
+
+// commit makes next the snapshot later polls compare with (and the
+// Source's latest, unless a list has replaced it meanwhile).
+func (w *pollWatcher[T]) commit(next *snapshot[T]) {
+	w.s.mu.Lock()
+	if w.s.last == w.base {
+		w.s.last = next
+	}
+	w.s.mu.Unlock()
+	w.base, w.next = next, nil
 }
 
 // pollOnce lists (conditionally) and queues the differences.
@@ -184,12 +190,24 @@ func (w *pollWatcher[T]) pollOnce() error {
 		}
 	}
 	if len(w.queue) == 0 {
+		// The same objects in a new list: a create and a delete between
+		// two polls, or a write that changed nothing. The new list is the
+		// one to compare with from now on, or every later poll would be
+		// a whole list again (its ETag is not the base's) and the version
+		// would never reach the service's.
+		if next.version == "" || next.version == from {
+			next.version = from // nothing to tell: only the ETag moves
+			w.commit(next)
+			return nil
+		}
+		w.queue = append(w.queue, informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: next.version})
+		w.next = next
 		return nil
 	}
 	if next.version == "" || next.version == from {
 		w.s.mu.Lock()
 		w.s.gen++
-		next.version = "poll-" + strconv.FormatUint(w.s.gen, 10)
+		next.version = madeUpPrefix + strconv.FormatUint(w.s.gen, 10)
 		w.s.mu.Unlock()
 	}
 	w.queue = append(w.queue, informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: next.version})

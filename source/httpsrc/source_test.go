@@ -42,12 +42,12 @@ func TestList(t *testing.T) {
 		err     error
 	}{
 		{
-			name: "top-level array, ETag as the version",
+			name: "top-level array, the ETag's value as the version",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("ETag", `"v7"`)
 				io.WriteString(w, `[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]`)
 			},
-			items: "a,b", version: `"v7"`,
+			items: "a,b", version: "v7",
 		},
 		{
 			name: "items, metadata.resourceVersion and continue",

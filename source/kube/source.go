@@ -436,3 +436,12 @@ func (s *Source[T]) responseError(op, path string, resp *http.Response) error {
 // maxEventSlack is what a watch event may take beyond its object: the
 // envelope {"type":"MODIFIED","object":...}.
 const maxEventSlack = 4 << 10
+
+// CompareVersions orders two resourceVersions as numbers, which
+// Kubernetes' are in practice (etcd's revision), though its API calls them
+// opaque: an informer uses it (informer.VersionComparer) so that
+// WaitForResourceVersion returns once the cache has applied the version
+// asked for or a later one. It reports false if either is not a number.
+func (s *Source[T]) CompareVersions(a, b string) (int, bool) {
+	return informer.CompareNumericVersions(a, b)
+}

@@ -225,6 +225,12 @@ func (s *Source[T]) ResourceVersion() string {
 	return strconv.FormatUint(s.rv, 10)
 }
 
+// CompareVersions orders two resourceVersions of the Source, which are
+// numbers (informer.VersionComparer); false if either is not a number.
+func (s *Source[T]) CompareVersions(a, b string) (int, bool) {
+	return informer.CompareNumericVersions(a, b)
+}
+
 // writeLocked records one write at the next resourceVersion and wakes the
 // watchers. For EventDeleted obj is the last state; for EventModified old is
 // the state before.
