@@ -79,8 +79,12 @@
 //	GET /events?resourceVersion=42 (NDJSON)
 //	{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"43"},"count":4}}
 //
-// Type names are mapped by Options.Types (DefaultTypes knows Kubernetes'
-// and the usual verbs). A version too old for the service is a status in
+// Type names are mapped by Options.Types, ignoring case (DefaultTypes
+// knows Kubernetes' and the usual verbs, and skips the usual keep-alive
+// events, such as gin's "event: ping": map a name to Ignore to skip it).
+// A watch asks for no compression (Accept-Encoding: identity): a
+// compressing middleware buffers a stream, holding its events back; lists
+// ask for gzip. A version too old for the service is a status in
 // Options.ExpiredStatus (410 by default) or an event named
 // Options.ExpiredEvent ("expired"): both are informer.ErrExpired, and the
 // reflector lists again. An undecodable event or an unknown type is

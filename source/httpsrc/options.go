@@ -95,8 +95,10 @@ type Options[T informer.Object] struct {
 	EventType, EventObject, EventVersion string
 	// Types maps the event type names of the stream to informer event
 	// types; nil means DefaultTypes. Names are matched without regard to
-	// case. A name mapped to no type (absent) is a bad event, reported and
-	// skipped.
+	// case, in the stream and in Types' keys ("Flag.Created" matches
+	// flag.created). A name mapped to Ignore is skipped without a word
+	// (keep-alive events such as gin's "ping"); one mapped to no type
+	// (absent) is a bad event, reported and skipped.
 	Types map[string]informer.EventType
 	// ExpiredStatus lists the HTTP statuses that mean "this version is
 	// too old, list again" (informer.ErrExpired); nil means 410 Gone.
@@ -131,10 +133,18 @@ type Options[T informer.Object] struct {
 	MaxObjectBytes, MaxResponseBytes int64
 }
 
+// Ignore, as the type of a name in Options.Types, marks events to skip
+// without a word: keep-alive events such as gin's "event: ping" with
+// "data: keep-alive". They are neither errors nor bookmarks (they carry no
+// version); like SSE comments and blank NDJSON lines, they only show the
+// stream is alive.
+const Ignore informer.EventType = 255
+
 // DefaultTypes are the event type names understood when Options.Types is
-// nil: Kubernetes' (ADDED, MODIFIED, DELETED, BOOKMARK) and the usual
-// verbs (add, create, update, change, upsert, put, delete, remove...). An
-// SSE event without a type ("message") is an upsert.
+// nil: Kubernetes' (ADDED, MODIFIED, DELETED, BOOKMARK), the usual verbs
+// (add, create, update, change, upsert, put, delete, remove...), and the
+// usual keep-alive events (ping, keep-alive, keepalive: Ignore). An SSE
+// event without a type ("message") is an upsert.
 var DefaultTypes = map[string]informer.EventType{
 	"added": informer.EventAdded, "add": informer.EventAdded, "create": informer.EventAdded, "created": informer.EventAdded,
 	"modified": informer.EventModified, "update": informer.EventModified, "updated": informer.EventModified,
@@ -142,6 +152,20 @@ var DefaultTypes = map[string]informer.EventType{
 	"put": informer.EventModified, "message": informer.EventModified, "": informer.EventModified,
 	"deleted": informer.EventDeleted, "delete": informer.EventDeleted, "removed": informer.EventDeleted, "remove": informer.EventDeleted,
 	"bookmark": informer.EventBookmark, "heartbeat": informer.EventBookmark,
+	"ping": Ignore, "keep-alive": Ignore, "keepalive": Ignore,
+}
+
+// lowerTypes returns types with its keys in lower case, as eventType
+// looks them up.
+func lowerTypes(types map[string]informer.EventType) map[string]informer.EventType {
+	if types == nil {
+		return nil
+	}
+	m := make(map[string]informer.EventType, len(types))
+	for name, t := range types {
+		m[strings.ToLower(name)] = t
+	}
+	return m
 }
 
 func (o *Options[T]) eventType(name []byte) (informer.EventType, bool) {

@@ -55,6 +55,7 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 		return nil, err
 	}
 	s := &Source[T]{opts: opts, client: opts.Client, dec: dec}
+	s.opts.Types = lowerTypes(opts.Types)
 	if s.client == nil {
 		s.client = http.DefaultClient
 	}
@@ -124,6 +125,13 @@ func redact(raw string) string {
 
 // get sends a GET and checks the answer's status and content type; the
 // caller closes the body, which is gunzipped if need be.
+//
+// A list asks for gzip; a watch (op "watch") asks for no compression
+// (Accept-Encoding: identity, which also keeps Go's transport from asking
+// for gzip on its own): a compressing middleware in front of a stream
+// (FastAPI's GZipMiddleware, say) buffers its output, and events arrive
+// seconds late or not until the stream ends. Options.Header may still ask
+// for it; a gzipped answer is read either way.
 func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.Header) (*http.Response, io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -132,7 +140,11 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Accept-Encoding", "gzip")
+	if op == "watch" {
+		req.Header.Set("Accept-Encoding", "identity")
+	} else {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
 	if s.opts.Header != nil {
 		if err := s.opts.Header(req); err != nil {
 			return nil, nil, fmt.Errorf("httpsrc: %s: Options.Header: %w", op, err)

@@ -121,24 +121,38 @@ func (w *streamWatcher[T]) Next() (informer.Event[T], error) {
 }
 
 func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
-	ev, err := w.sse.next()
-	if w.sse.retry > 0 {
-		w.s.mu.Lock()
-		w.s.retry = w.sse.retry
-		w.s.mu.Unlock()
+	for {
+		ev, err := w.sse.next()
+		if w.sse.retry > 0 {
+			w.s.mu.Lock()
+			w.s.retry = w.sse.retry
+			w.s.mu.Unlock()
+		}
+		if err != nil {
+			return informer.Event[T]{}, w.streamErr(err)
+		}
+		where := w.sse.lines.off
+		if ev.data == nil { // an id alone: the stream moved on
+			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
+		}
+		if w.ignored([]byte(ev.typ)) {
+			continue
+		}
+		rv := ""
+		if ev.hasID {
+			rv = ev.id
+		}
+		return w.event([]byte(ev.typ), ev.data, rv, where)
 	}
-	if err != nil {
-		return informer.Event[T]{}, w.streamErr(err)
-	}
-	where := w.sse.lines.off
-	if ev.data == nil { // an id alone: the stream moved on
-		return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
-	}
-	rv := ""
-	if ev.hasID {
-		rv = ev.id
-	}
-	return w.event([]byte(ev.typ), ev.data, rv, where)
+}
+
+// ignored reports whether events named name are to be skipped
+// (Options.Types maps the name to Ignore): keep-alives. Like SSE comments
+// and blank NDJSON lines, they show only that the stream is alive (which
+// the reflector is to learn through a heartbeat hook, issue 20 #9).
+func (w *streamWatcher[T]) ignored(name []byte) bool {
+	t, ok := w.s.opts.eventType(name)
+	return ok && t == Ignore
 }
 
 func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
@@ -166,6 +180,9 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			code, _ := pointer{"code"}.find(obj)
 			c, _ := strconv.Atoi(scalarString(code))
 			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c)}
+		}
+		if w.ignored(name) {
+			continue
 		}
 		if bytes.EqualFold(name, []byte("BOOKMARK")) && rv == "" {
 			obj, _ := w.s.evObject.find(line)
