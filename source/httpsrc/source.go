@@ -129,7 +129,7 @@ func redact(raw string) string {
 // A list asks for gzip; a watch (op "watch") asks for no compression
 // (Accept-Encoding: identity, which also keeps Go's transport from asking
 // for gzip on its own): a compressing middleware in front of a stream
-// (FastAPI's GZipMiddleware, say) buffers its output, and events arrive
+// (as Python's web frameworks offer) buffers its output, and events arrive
 // seconds late or not until the stream ends. Options.Header may still ask
 // for it; a gzipped answer is read either way.
 func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.Header) (*http.Response, io.ReadCloser, error) {
