@@ -113,7 +113,9 @@
 //
 // Remote input is treated as hostile: sizes are bounded
 // (Options.MaxObjectBytes, MaxResponseBytes), an HTML page is
-// ErrUnexpectedContentType, a bad status a *StatusError, an undecodable
+// ErrUnexpectedContentType, a bad status a *StatusError (with the
+// server's words, when the body is a short message: text, a problem
+// detail, a JSON "detail", "message" or "error"), an undecodable
 // object a *DecodeError that names where it was (item index, byte offset)
 // and never quotes it. One undecodable, nameless or oversized item fails
 // its whole list, which the reflector retries with backoff (a service that

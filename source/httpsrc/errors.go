@@ -29,7 +29,8 @@ var (
 )
 
 // StatusError is a response with an unexpected HTTP status. Its Error
-// names the request and the status, never the body. A status that
+// names the request and the status, and what the server said when its
+// body is a message (Message), never an object or a page. A status that
 // Options.ExpiredStatus lists matches informer.ErrExpired.
 type StatusError struct {
 	// Op is "list" or "watch" (in poll mode too: a failed poll is a
@@ -42,11 +43,24 @@ type StatusError struct {
 	Code int
 	// Expired is set when the status means "version too old".
 	Expired bool
+	// Message is what the server said, when the body is a message: the
+	// text of a text/plain body, the detail (or title) of an
+	// application/problem+json one, or the top-level "detail", "message"
+	// or "error" string of a JSON object (a Kubernetes ERROR event's
+	// message, in a stream). Never an excerpt of an object or an HTML
+	// page. Control characters are removed and it is at most 200 bytes.
+	// "" when the body says nothing of the kind.
+	Message string
 }
 
-// Error names the request and the status, not the body.
+// Error names the request and the status, and the server's message if
+// any.
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("httpsrc: %s %s: %d %s", e.Op, e.Path, e.Code, http.StatusText(e.Code))
+	s := fmt.Sprintf("httpsrc: %s %s: %d %s", e.Op, e.Path, e.Code, http.StatusText(e.Code))
+	if e.Message != "" {
+		s += fmt.Sprintf(" (the server says %q)", e.Message)
+	}
+	return s
 }
 
 // Is matches informer.ErrExpired for an expired version.

@@ -162,9 +162,7 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 	// cache or proxy) is no answer: taken as an empty list, it would
 	// delete every object.
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		return nil, nil, &StatusError{Op: op, Path: u.Path, Code: resp.StatusCode, Expired: s.opts.expired(resp.StatusCode)}
+		return nil, nil, s.statusError(op, u.Path, resp)
 	}
 	body := resp.Body
 	if resp.Header.Get("Content-Encoding") == "gzip" {
@@ -180,6 +178,27 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 		return nil, nil, fmt.Errorf("%w: %s %s answered %s", ErrUnexpectedContentType, op, u.Path, mt)
 	}
 	return resp, body, nil
+}
+
+// statusError reads the beginning of an error response's body (for its
+// message, if it is one) and closes it.
+func (s *Source[T]) statusError(op, path string, resp *http.Response) *StatusError {
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			r = nil
+		} else {
+			r = zr
+		}
+	}
+	var msg string
+	if r != nil {
+		body, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+		msg = errorMessage(resp.Header.Get("Content-Type"), body)
+	}
+	return &StatusError{Op: op, Path: path, Code: resp.StatusCode, Expired: s.opts.expired(resp.StatusCode), Message: msg}
 }
 
 type readCloser struct {

@@ -179,7 +179,8 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			obj, _ := w.s.evObject.find(line)
 			code, _ := pointer{"code"}.find(obj)
 			c, _ := strconv.Atoi(scalarString(code))
-			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c)}
+			msg, _ := pointer{"message"}.find(obj)
+			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c), Message: cleanMessage(scalarString(msg))}
 		}
 		if w.ignored(name) {
 			continue
