@@ -148,10 +148,14 @@ type listener[T Object] struct {
 	batchLeft atomic.Int32 // taken from q, not yet called
 	started   bool
 
-	wake     chan struct{}
-	synced   chan struct{}
-	done     chan struct{}
-	doneOnce sync.Once
+	wake   chan struct{}
+	synced chan struct{}
+	// beforeWait, a test hook, runs in run between finding the queue
+	// empty (and unlocking) and waiting for wake: a push and signal made
+	// just then must still wake the listener.
+	beforeWait func()
+	done       chan struct{}
+	doneOnce   sync.Once
 }
 
 func newListener[T Object](h Handler[T], opts HandlerOptions, report func(error)) *listener[T] {
@@ -270,6 +274,9 @@ func (l *listener[T]) run(ctx context.Context) {
 				l.slots, l.slotKeys = nil, nil // give a backlog's map back
 			}
 			l.mu.Unlock()
+			if l.beforeWait != nil {
+				l.beforeWait()
+			}
 			select {
 			case <-l.wake:
 			case <-ctx.Done():
