@@ -67,5 +67,39 @@
 // person can fix (a resource not installed yet, missing RBAC grants), so
 // they are kept visible: Informer.LastError returns the last error from the
 // Source, and a WaitForSync or WaitForCacheSync that ends with its context
-// returns the context's error joined with it.
+// returns the context's error joined with it. Informer.Health gives the
+// whole picture: synced, listing, watching or backing off (until when), the
+// time since the source last showed life, consecutive failures.
+//
+// # Recovery
+//
+// The Reflector's policy is a state machine: Run performs an action, and
+// one pure function (step, in reflector_machine.go, proven row by row by
+// reflector_machine_test.go) decides from what came of it the next state and
+// action. Its states and transitions:
+//
+//	             ┌───────── unsupported (for good), or an unreadable object (once) ──────────┐
+//	             │                                                                          ▼
+//	start ──► STREAMING LIST ── initial events end ──┐          LIST page ── more pages ──► LIST page
+//	             │  (WatchList)                      │           │  later page fails: WAIT 50ms·2ⁿ, same page (4×)
+//	             │                                   ▼           │  its token expires: one unpaged LIST, at once
+//	             │                              ┌─► WATCH ◄──────┘ last page
+//	             │                              │    │
+//	             │                              │    ├─ ended, or broke after progress ──► WATCH, at once
+//	             │                              │    ├─ failed, no progress ──► WAIT backoff ──► WATCH
+//	             │                              └────┘
+//	             │                                   ├─ expired, the first time after progress ──┐ at once
+//	             │                                   ├─ expired again, out of order,             │
+//	             │                                   │  8 unreadable events on one stream,       │
+//	             │                                   │  3 watches in a row empty or stalled ─────┤ after WAIT backoff
+//	             │                                   ▼                                           ▼
+//	             └─ fails: WAIT backoff (the initial delay if cut half way, 4×) ──► relist from the latest
+//	                                                                                (STREAMING LIST or LIST)
+//
+// Backoff: capped, jittered, exponential (ReflectorOptions.Backoff); it
+// starts over after a completed list (unless lists keep expiring before
+// any progress) and after every watch that delivered or stayed open a
+// second. Heartbeats (WatchOptions.Heartbeat), bookmarks and events are
+// liveness: a watch alive past its deadline ends like a timeout, one silent
+// past it is stalled.
 package informer

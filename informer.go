@@ -99,7 +99,6 @@ type Informer[T Object] struct {
 	wg        *sync.WaitGroup
 	ctrl      chan struct{}
 
-	lastErr  lastError     // see LastError
 	applied  applied       // see AppliedResourceVersion
 	progress chan struct{} // the reflector's version moved on while the process loop was idle
 	idle     atomic.Bool   // the process loop waits, and wants to hear of progress
@@ -164,13 +163,6 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	ropts := opts.Reflector
 	if ropts.OnError == nil {
 		ropts.OnError = opts.OnError
-	}
-	onError := ropts.OnError
-	ropts.OnError = func(err error) {
-		inf.lastErr.set(err)
-		if onError != nil {
-			onError(err)
-		}
 	}
 	if ropts.Logger == nil {
 		ropts.Logger = inf.log
@@ -545,7 +537,6 @@ func (s informerSink[T]) transform(obj T) (T, error) {
 
 // Add transforms obj and queues it as added.
 func (s informerSink[T]) Add(obj T) error {
-	s.inf.lastErr.clear()
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -555,7 +546,6 @@ func (s informerSink[T]) Add(obj T) error {
 
 // Update transforms obj and queues it as updated.
 func (s informerSink[T]) Update(obj T) error {
-	s.inf.lastErr.clear()
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -565,7 +555,6 @@ func (s informerSink[T]) Update(obj T) error {
 
 // Delete transforms obj and queues its deletion; see Options.Transform.
 func (s informerSink[T]) Delete(obj T) error {
-	s.inf.lastErr.clear()
 	out, err := s.transform(obj)
 	if err == nil {
 		return s.inf.fifo.Delete(out)
@@ -619,7 +608,6 @@ func (s informerSink[T]) Progress() {
 }
 
 func (s informerSink[T]) EndReplace() error {
-	s.inf.lastErr.clear()
 	return s.inf.fifo.EndReplace()
 }
 

@@ -8,7 +8,9 @@ import (
 )
 
 // lastError holds the last *SourceError the reflector reported, until
-// the Source answers again (a list completes, or an event arrives).
+// the Source answers again: an event arrives, or a list completes (which
+// does not clear the error of a watch: a watch that fails behind good
+// lists stays visible).
 type lastError struct{ p atomic.Pointer[SourceError] }
 
 func (l *lastError) set(err error) {
@@ -25,6 +27,13 @@ func (l *lastError) clear() {
 	}
 }
 
+// clearUnless forgets the error, unless it is of a call with Op op.
+func (l *lastError) clearUnless(op string) {
+	if se := l.p.Load(); se != nil && se.Op != op {
+		l.p.CompareAndSwap(se, nil)
+	}
+}
+
 func (l *lastError) get() error {
 	if se := l.p.Load(); se != nil {
 		return se
@@ -35,10 +44,12 @@ func (l *lastError) get() error {
 // LastError returns the last error from the Source (a *SourceError: the
 // list or watch that failed, wrapping the Source's error, such as a
 // kube.APIError for a 404 or 403) since it last answered: it is nil
-// before any error, and again once a list completes or an event arrives.
-// The reflector retries every error; LastError says why an informer has
-// not synced yet, or why it is not current.
-func (inf *Informer[T]) LastError() error { return inf.lastErr.get() }
+// before any error, and again once an event arrives, a watch has stayed
+// open for a second, or a list completes (unless the error is a watch's:
+// a watch that keeps failing behind good lists stays visible). The
+// reflector retries every error; LastError says why an informer has not
+// synced yet, or why it is not current. It is Health().LastError.
+func (inf *Informer[T]) LastError() error { return inf.refl.lastError() }
 
 // waitError is the error of a wait that ctx ended: ctx's error, joined
 // with the last source error when there is one, so that a timeout says

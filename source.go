@@ -102,6 +102,13 @@ type WatchOptions struct {
 	// then changes. A source that cannot returns ErrWatchListUnsupported,
 	// from Watch or from the first Next.
 	SendInitialEvents bool
+	// Heartbeat, when not nil, is for the Watcher to call (from Next, or
+	// from any goroutine) each time the stream shows it is alive without
+	// an event: an SSE comment, a blank NDJSON line, a ping. The source
+	// decides what counts. A reflector counts heartbeats as liveness, so
+	// that a quiet stream that is alive is not taken for a stalled one,
+	// and reports them in Health. It is cheap, and never blocks.
+	Heartbeat func()
 }
 
 // Watcher is an open watch stream, read by pulling.

@@ -1,0 +1,162 @@
+package informer
+
+import (
+	"fmt"
+	"time"
+)
+
+// Health is a snapshot of how well an informer (or a Reflector) keeps up
+// with its Source: what /healthz handlers and alerts read. See Healthy for
+// what "healthy" means.
+type Health struct {
+	// Synced: the first full list is in the cache (Informer.HasSynced; for a
+	// Reflector on its own, a list completed).
+	Synced bool
+	// State is what the reflector is doing: listing, watching, backing off.
+	State HealthState
+	// Since is when it entered State.
+	Since time.Time
+	// BackoffUntil is, in StateBackingOff, when the next attempt starts.
+	BackoffUntil time.Time
+	// LastActivity is when the source last showed it was alive on a watch:
+	// an event, a bookmark or a heartbeat (see WatchOptions.Heartbeat);
+	// zero if never.
+	LastActivity time.Time
+	// SinceActivity is how long ago LastActivity was, at the snapshot;
+	// 0 if never. A quiet resource is quiet: this alone means nothing
+	// is wrong, unless the source sends heartbeats or bookmarks.
+	SinceActivity time.Duration
+	// ConsecutiveFailures counts the failed calls to the Source since it
+	// last answered well (a list completed, or a watch delivered or stayed
+	// open for a second).
+	ConsecutiveFailures int
+	// LastError is the last error from the Source (a *SourceError) since
+	// it last answered well, as Informer.LastError; nil if none.
+	LastError error
+}
+
+// HealthState is what a reflector is doing; see Health.
+type HealthState uint8
+
+// The states of Health.
+const (
+	// StateStarting: Run has not started yet.
+	StateStarting HealthState = iota
+	// StateListing: a List, or a streaming list, is under way.
+	StateListing
+	// StateWatching: a watch is open.
+	StateWatching
+	// StateBackingOff: waiting before the next attempt, until BackoffUntil.
+	StateBackingOff
+	// StateStopped: Run has returned.
+	StateStopped
+)
+
+var healthStateNames = [...]string{"starting", "listing", "watching", "backing off", "stopped"}
+
+// String returns "starting", "listing", "watching", "backing off" or
+// "stopped".
+func (s HealthState) String() string {
+	if int(s) < len(healthStateNames) {
+		return healthStateNames[s]
+	}
+	return fmt.Sprintf("HealthState(%d)", uint8(s))
+}
+
+// unhealthyAfter is how many consecutive failures make a synced informer
+// unhealthy.
+const unhealthyAfter = 3
+
+// Healthy reports whether the cache can be trusted to be current, as far as
+// the informer can tell: it has synced, it is running, and its source has
+// not failed unhealthyAfter (3) times in a row. A single failure is
+// routine (a reset, a 500 during a rollout) and retried at once or within
+// a fraction of a second; three in a row mean the cache may be falling
+// behind, and LastError says why.
+func (h Health) Healthy() bool {
+	return h.Synced && h.State != StateStarting && h.State != StateStopped && h.ConsecutiveFailures < unhealthyAfter
+}
+
+// String describes the snapshot in one line, for logs and /healthz bodies.
+func (h Health) String() string {
+	s := fmt.Sprintf("synced=%t state=%q for %s", h.Synced, h.State.String(), time.Since(h.Since).Round(time.Millisecond))
+	if h.State == StateBackingOff {
+		s += fmt.Sprintf(" (next attempt in %s)", time.Until(h.BackoffUntil).Round(time.Millisecond))
+	}
+	if !h.LastActivity.IsZero() {
+		s += fmt.Sprintf(" last_activity=%s ago", h.SinceActivity.Round(time.Millisecond))
+	}
+	if h.ConsecutiveFailures > 0 {
+		s += fmt.Sprintf(" failures=%d", h.ConsecutiveFailures)
+	}
+	if h.LastError != nil {
+		s += fmt.Sprintf(" last_error=%q", h.LastError.Error())
+	}
+	return s
+}
+
+// health is what the reflector records for Health; guarded by its mu.
+type health struct {
+	state    HealthState
+	since    time.Time
+	until    time.Time
+	failures int
+	synced   bool
+}
+
+// setHealth records the state the reflector enters.
+func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) {
+	now := time.Now()
+	r.mu.Lock()
+	if r.health.state != st || st == StateBackingOff {
+		r.health.state, r.health.since = st, now
+	}
+	r.health.until, r.health.failures = until, failures
+	r.mu.Unlock()
+}
+
+// listed records a list that completed.
+func (r *Reflector[T]) listed() {
+	r.lastErr.clearUnless("watch")
+	r.mu.Lock()
+	r.health.synced, r.health.failures = true, 0
+	r.mu.Unlock()
+}
+
+// Health returns a snapshot of the reflector's health. Synced is whether
+// a list completed.
+func (r *Reflector[T]) Health() Health {
+	now := time.Now()
+	r.mu.Lock()
+	h := Health{
+		Synced:              r.health.synced,
+		State:               r.health.state,
+		Since:               r.health.since,
+		BackoffUntil:        r.health.until,
+		ConsecutiveFailures: r.health.failures,
+	}
+	r.mu.Unlock()
+	if ns := r.activity.Load(); ns != 0 {
+		h.LastActivity = time.Unix(0, ns)
+		h.SinceActivity = now.Sub(h.LastActivity)
+	}
+	if h.State == StateWatching && now.Sub(h.Since) >= productiveAfter {
+		// A watch open for a while works, until it says otherwise.
+		h.ConsecutiveFailures = 0
+	} else {
+		h.LastError = r.lastErr.get()
+	}
+	return h
+}
+
+// lastError is the last error of Health, or nil.
+func (r *Reflector[T]) lastError() error { return r.Health().LastError }
+
+// Health returns a snapshot of the informer's health: whether it synced,
+// what its reflector is doing, and how its source has answered lately.
+// Health.Healthy says whether the cache can be trusted to be current.
+func (inf *Informer[T]) Health() Health {
+	h := inf.refl.Health()
+	h.Synced = inf.HasSynced()
+	return h
+}

@@ -1,0 +1,331 @@
+package informer
+
+import "errors"
+
+// The reflector's recovery policy, as a state machine: the state between two
+// calls to the Source, what can come out of a call, what to do next, and the
+// one function that decides, step. step does no I/O, reads no clock and
+// starts nothing: the loop in Run performs its actions (reflector.go), and
+// machine_test.go proves every rule with a table over (state, outcome).
+
+// phase is what the reflector does next.
+type phase uint8
+
+const (
+	// phaseList: one page of a List (a relist), into a replacement.
+	phaseList phase = iota
+	// phaseStreamList: a streaming list (a watch that sends the state
+	// first), which then goes on as a watch.
+	phaseStreamList
+	// phaseWatch: a watch from the last version seen.
+	phaseWatch
+	// phaseWait: waiting out a delay, then phase `then`.
+	phaseWait
+)
+
+var phaseNames = [...]string{"list", "streaming list", "watch", "wait"}
+
+func (p phase) String() string { return phaseNames[p] }
+
+// state is all the reflector remembers between two calls to the Source.
+type state struct {
+	phase phase
+	then  phase // phaseWait: the phase after the wait
+
+	// The list under way.
+	listRV      string // the version the next list asks for: "" the latest
+	cont        string // the continue token of the next page; "" the first page
+	pageRetries int    // times the current page was asked again
+	unpaged     bool   // the next list asks for everything in one response
+
+	// Streaming lists.
+	noWatchList bool // list only: streaming lists are off, or the source refused one
+	listOnce    bool // the next sync is a List: a streaming list had an unreadable event
+	streamCuts  int  // streaming lists cut in a row after sending part of the state
+
+	// Health of the Source.
+	failures     int  // consecutive failures without progress
+	stalled      bool // relisting after expiries without progress: lists do not reset the backoff
+	progress     bool // a watch delivered something since the last expiry
+	emptyWatches int  // consecutive watches that ended without delivering anything
+}
+
+// newState is the state a reflector starts in: a streaming list or a
+// List, from listRV.
+func newState(listRV string, noWatchList bool) state {
+	s := state{listRV: listRV, noWatchList: noWatchList}
+	s.phase = s.sync()
+	return s
+}
+
+// sync is the phase that (re)lists: a streaming list, unless they are off
+// or the last one met an object it could not read.
+func (s state) sync() phase {
+	if s.noWatchList || s.listOnce {
+		return phaseList
+	}
+	return phaseStreamList
+}
+
+// outcome is what came of performing an action.
+type outcome struct {
+	err error
+	// List: the page's continue token ("" on the last page, when the
+	// replacement is complete).
+	cont string
+	// Streaming list: the initial events completed (the replacement is in).
+	listed bool
+	// Streaming list: an initial event arrived before the stream failed.
+	initialSeen bool
+	// Watch or streaming list: any event arrived.
+	delivered bool
+	// Watch: it delivered an event after its initial events, or stayed
+	// open for productiveAfter: a failure after it is a blip, not an outage.
+	productive bool
+}
+
+// op is the call an action makes.
+type op uint8
+
+const (
+	opList op = iota
+	opStreamList
+	opWatch
+	opWait
+)
+
+// waitKind is how long an opWait waits.
+type waitKind uint8
+
+const (
+	waitBackoff waitKind = iota // the backoff's next delay
+	waitPage                    // a short delay before asking for a failed page again
+)
+
+// level is how the outcome's error is reported before the action.
+type level uint8
+
+const (
+	reportNone     level = iota
+	reportRoutine        // Info: the reflector recovers at once, nothing is wrong
+	reportFailure        // Warn, summarised over a streak of failures
+	reportFallback       // Info: streaming lists are off for good
+)
+
+// action is what the loop does next: report the last outcome's error,
+// reset the backoff if asked, and then make the call.
+type action struct {
+	op     op
+	report level
+	// resetBackoff forgets earlier failures before the call: the next
+	// backoff delay is the initial one.
+	resetBackoff bool
+	wait         waitKind
+	// retry is, for waitPage, how many times the page was asked again
+	// before this wait.
+	retry int
+}
+
+// maxEmptyWatches is how many watches in a row may end without delivering
+// anything (at once and cleanly, or stalled) before the reflector lists
+// again: a source that keeps ending its streams may be telling, in a way
+// the reflector cannot read, that the version it resumes from is gone.
+const maxEmptyWatches = 3
+
+// errEmptyWatch reports a watch that ended without delivering anything.
+var errEmptyWatch = errors.New("watch ended at once without an event")
+
+// errSkippedEvents reports a stream that had too many unreadable events:
+// each was a change lost, and a relist brings them back.
+var errSkippedEvents = errors.New("too many unreadable events on one stream")
+
+// step is the reflector's policy: given the state and what came of its
+// last action, the next state and action.
+func step(s state, o outcome) (state, action) {
+	switch s.phase {
+	case phaseList:
+		return s.afterList(o)
+	case phaseStreamList:
+		return s.afterStreamList(o)
+	case phaseWatch:
+		return s.afterWatch(o)
+	default:
+		return s.to(s.then, action{})
+	}
+}
+
+// to moves s to p and returns the action that performs p.
+func (s state) to(p phase, a action) (state, action) {
+	s.phase = p
+	switch p {
+	case phaseList:
+		a.op = opList
+	case phaseStreamList:
+		a.op = opStreamList
+	case phaseWatch:
+		a.op = opWatch
+	}
+	return s, a
+}
+
+// waitThen moves s to a wait of kind w, after which comes p.
+func (s state) waitThen(p phase, w waitKind, a action) (state, action) {
+	s.phase, s.then = phaseWait, p
+	a.op, a.wait = opWait, w
+	return s, a
+}
+
+// afterList follows one page of a List.
+func (s state) afterList(o outcome) (state, action) {
+	if o.err == nil && o.cont != "" {
+		// The next page.
+		s.cont, s.pageRetries = o.cont, 0
+		return s.to(phaseList, action{})
+	}
+	if o.err == nil {
+		// The replacement is complete. The backoff starts over, unless
+		// the lists follow expiries that made no progress: then only a
+		// watch that delivers resets it.
+		s.cont, s.pageRetries, s.unpaged, s.listOnce = "", 0, false, false
+		s.failures, s.emptyWatches = 0, 0
+		return s.to(phaseWatch, action{resetBackoff: !s.stalled})
+	}
+	expired := errors.Is(o.err, ErrExpired)
+	var se *SourceError
+	page := s.cont != "" && errors.As(o.err, &se) // a later page failed, not the sink
+	switch {
+	case page && !expired && s.pageRetries < pageRetries:
+		// A later page failed (a cut, a truncated body, a 500): its
+		// token is still good, so ask for that page again, soon, rather
+		// than start over, which under a fault rate per page a long list
+		// might never get through.
+		s.pageRetries++
+		return s.waitThen(phaseList, waitPage, action{report: reportRoutine, retry: s.pageRetries - 1})
+	case page && expired:
+		// The snapshot the pages came from was compacted away: paging
+		// again could expire again, for ever, under frequent compaction.
+		// List everything in one response, at once: it cannot expire
+		// half way.
+		s.cont, s.pageRetries, s.unpaged = "", 0, true
+		return s.to(phaseList, action{report: reportRoutine})
+	}
+	s.cont, s.pageRetries, s.unpaged, s.listOnce = "", 0, false, false
+	return s.failed(o)
+}
+
+// afterStreamList follows a streaming list, and the watch it went on as.
+func (s state) afterStreamList(o outcome) (state, action) {
+	var a action
+	switch {
+	case o.listed:
+		s.streamCuts = 0
+	case o.err != nil && o.initialSeen && s.streamCuts < pageRetries && !errors.Is(o.err, ErrBadEvent):
+		// Cut after sending part of the state: start over after the
+		// initial delay, not a growing one, a few times (as a paged list
+		// asks a failed page again). Not for an object it could not
+		// read: that is no accident of the connection, and will be there
+		// again.
+		s.streamCuts++
+		a.resetBackoff = true
+	}
+	if o.delivered || o.productive {
+		s.progress = true
+	}
+	switch {
+	case errors.Is(o.err, ErrWatchListUnsupported):
+		s.noWatchList = true
+		a.report = reportFallback
+		return s.to(phaseList, a)
+	case !o.listed && errors.Is(o.err, ErrBadEvent):
+		// An event of the list it could not read: an object of the
+		// list, or a garbled line. List instead, at once: a List reads
+		// every object or fails saying why, and a stream's stray line
+		// does not hold the sync back (retrying the stream could starve).
+		s.listOnce = true
+		s.failures++
+		a.report = reportFailure
+		return s.to(phaseList, a)
+	case o.listed:
+		// The replacement is in; the stream went on as a watch, and
+		// what follows is the watch's outcome.
+		s.failures, s.emptyWatches = 0, 0
+		a.resetBackoff = true
+		s.phase = phaseWatch
+		return s.afterWatchWith(o, a)
+	}
+	s.phase = phaseStreamList
+	return s.afterWatchWith(o, a)
+}
+
+// afterWatch follows a watch.
+func (s state) afterWatch(o outcome) (state, action) {
+	if o.delivered || o.productive {
+		s.progress = true
+	}
+	return s.afterWatchWith(o, action{})
+}
+
+// afterWatchWith applies the rules shared by a watch and a streaming list:
+// progress resets the backoff; a clean end watches again at once.
+func (s state) afterWatchWith(o outcome, a action) (state, action) {
+	if o.productive {
+		s.failures, s.stalled, s.emptyWatches = 0, false, 0
+		a.resetBackoff = true
+	}
+	if o.err == nil {
+		// A clean end: watch again at once (a streaming list that did
+		// not complete starts over).
+		return s.to(s.phase, a)
+	}
+	return s.failedWith(o, a)
+}
+
+// failed applies the rules for a failed call.
+func (s state) failed(o outcome) (state, action) { return s.failedWith(o, action{}) }
+
+func (s state) failedWith(o outcome, a action) (state, action) {
+	err := o.err
+	expired := errors.Is(err, ErrExpired)
+	switch {
+	case expired, errors.Is(err, ErrOutOfOrder), errors.Is(err, errSkippedEvents):
+		// Relist from the most recent state: an older one may be gone.
+		// At once the first time after progress; if it expires again
+		// before anything was read, back off like any error, and the
+		// lists that follow do not reset the backoff until a watch makes
+		// progress.
+		s.listRV = ""
+		a.report = reportRoutine
+		if expired && s.progress {
+			s.progress = false
+			return s.to(s.sync(), a)
+		}
+		if errors.Is(err, errSkippedEvents) {
+			a.report = reportFailure
+			s.failures++
+		}
+		s.stalled = true
+		return s.waitThen(s.sync(), waitBackoff, a)
+	case o.productive && s.phase == phaseWatch:
+		// A watch that delivered and then broke (a reset, a load
+		// balancer's cut): resume at once.
+		a.report = reportRoutine
+		return s.to(phaseWatch, a)
+	}
+	s.failures++
+	a.report = reportFailure
+	retry := s.phase
+	if retry != phaseWatch {
+		retry = s.sync()
+	}
+	if s.phase == phaseWatch && (errors.Is(err, errEmptyWatch) || errors.Is(err, errStalled)) {
+		s.emptyWatches++
+		if s.emptyWatches >= maxEmptyWatches {
+			// Watches keep ending without delivering anything: the
+			// version they resume from may be gone in a way the source
+			// does not say. List again, from the latest state.
+			s.emptyWatches, s.listRV, s.stalled = 0, "", true
+			retry = s.sync()
+		}
+	}
+	return s.waitThen(retry, waitBackoff, a)
+}

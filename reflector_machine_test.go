@@ -1,0 +1,280 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// The reflector's policy, proven in one place: every rule of step is a row
+// of this table, and TestStepCoversEveryPair checks that every state of
+// the machine meets every outcome its action can have.
+
+// Outcomes, by name.
+var (
+	errServer   = &SourceError{Op: "list", Err: errors.New("500 Internal Server Error")}
+	errWatch    = &SourceError{Op: "watch", Err: errors.New("500 Internal Server Error")}
+	errGone     = &SourceError{Op: "watch", Err: fmt.Errorf("410: %w", ErrExpired)}
+	errBadObj   = &SourceError{Op: "watchlist", Err: fmt.Errorf("line 3: %w", ErrBadEvent)}
+	errNoStream = fmt.Errorf("%w: the stream ended before the end of its initial events", ErrWatchListUnsupported)
+	errOrder    = &SourceError{Op: "watch", Err: fmt.Errorf("%w: MODIFIED at \"3\" after \"5\"", ErrOutOfOrder)}
+	errSkipped  = &SourceError{Op: "watch", Err: fmt.Errorf("%w: 8 skipped, the last: %w", errSkippedEvents, ErrBadEvent)}
+	errEmpty    = &SourceError{Op: "watch", Err: errEmptyWatch}
+	errSilent   = &SourceError{Op: "watch", Err: errStalled}
+	errEnd      = errors.New("sink closed")
+)
+
+var outcomes = map[string]outcome{
+	// List pages.
+	"page":          {cont: "tok"},
+	"last page":     {},
+	"page failed":   {err: errServer},
+	"page expired":  {err: &SourceError{Op: "list", Err: ErrExpired}},
+	"replace error": {err: errEnd},
+	// Streaming lists.
+	"unsupported":                    {err: errNoStream},
+	"bad object":                     {err: errBadObj, initialSeen: true, delivered: true},
+	"cut half way":                   {err: errWatch, initialSeen: true, delivered: true},
+	"refused":                        {err: errWatch},
+	"listed, cut at once":            {err: errWatch, listed: true, initialSeen: true, delivered: true},
+	"listed, watched, cut":           {err: errWatch, listed: true, initialSeen: true, delivered: true, productive: true},
+	"listed, watched, ended":         {listed: true, initialSeen: true, delivered: true, productive: true},
+	"listed, then too many skipped":  {err: errSkipped, listed: true, delivered: true},
+	"listed, then ended without any": {err: errEmpty, listed: true, delivered: true},
+	"expired before listing":         {err: errGone},
+	// Watches.
+	"ended":           {delivered: true, productive: true},
+	"ended quiet":     {productive: true},
+	"delivered, cut":  {err: errWatch, delivered: true, productive: true},
+	"failed":          {err: errWatch},
+	"expired":         {err: errGone},
+	"out of order":    {err: errOrder, delivered: true, productive: true},
+	"too many bad":    {err: errSkipped},
+	"ended empty":     {err: errEmpty},
+	"stalled":         {err: errSilent},
+	"ctx ended early": {},
+	// Waits.
+	"waited": {},
+}
+
+// outcomesOf lists the outcomes an action of phase p can have.
+var outcomesOf = map[phase][]string{
+	phaseList:       {"page", "last page", "page failed", "page expired", "replace error"},
+	phaseStreamList: {"unsupported", "bad object", "cut half way", "refused", "listed, cut at once", "listed, watched, cut", "listed, watched, ended", "listed, then too many skipped", "listed, then ended without any", "expired before listing", "ctx ended early"},
+	phaseWatch:      {"ended", "ended quiet", "delivered, cut", "failed", "expired", "out of order", "too many bad", "ended empty", "stalled"},
+	phaseWait:       {"waited"},
+}
+
+// States, by name.
+var states = map[string]state{
+	"first page":                     {phase: phaseList, listRV: "0", noWatchList: true},
+	"first page, stalled":            {phase: phaseList, noWatchList: true, stalled: true, failures: 2},
+	"first page, once":               {phase: phaseList, listOnce: true, failures: 1},
+	"later page":                     {phase: phaseList, listRV: "0", cont: "p2", noWatchList: true},
+	"later page, retried 4 times":    {phase: phaseList, cont: "p2", pageRetries: pageRetries, noWatchList: true, failures: 1},
+	"unpaged":                        {phase: phaseList, unpaged: true, noWatchList: true},
+	"streaming list":                 {phase: phaseStreamList, failures: 1},
+	"streaming list, progress":       {phase: phaseStreamList, progress: true},
+	"streaming list, cut 4 times":    {phase: phaseStreamList, streamCuts: pageRetries, failures: 3},
+	"watch":                          {phase: phaseWatch, failures: 2},
+	"watch, progress":                {phase: phaseWatch, progress: true},
+	"watch, stalled":                 {phase: phaseWatch, stalled: true, failures: 1},
+	"watch, 2 empty":                 {phase: phaseWatch, emptyWatches: maxEmptyWatches - 1, failures: 2},
+	"wait before list":               {phase: phaseWait, then: phaseList, noWatchList: true},
+	"wait before watch":              {phase: phaseWait, then: phaseWatch},
+	"wait before streaming list":     {phase: phaseWait, then: phaseStreamList},
+	"wait before a page, retried 1x": {phase: phaseWait, then: phaseList, cont: "p2", pageRetries: 1, noWatchList: true},
+}
+
+// want is what a row expects: the next state's phase (and, for a wait,
+// what follows it), the action, and a check of the rest of the state.
+type want struct {
+	phase, then phase
+	op          op
+	report      level
+	reset       bool
+	wait        waitKind
+}
+
+var stepTable = []struct {
+	state, outcome string
+	want           want
+	// fields are checks of the next state: each returns "" when right.
+	fields []func(state) string
+}{
+	// A List, page by page.
+	{"first page", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "tok" && s.listRV == "0" }, "next page with the token, same version")},
+	{"first page", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.failures == 0 && s.cont == "" }, "listed: failures forgotten")},
+	{"first page", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 1 && s.listRV == "0" }, "a failure counted; the same list again")},
+	{"first page", "page expired", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine, wait: waitBackoff}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "expired without progress: from the latest, after a backoff")},
+	{"first page", "replace error", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"first page, stalled", "last page", want{phase: phaseWatch, op: opWatch, reset: false}, cond(func(s state) bool { return s.stalled && s.failures == 0 }, "after expiries without progress, a list does not reset the backoff")},
+	{"first page, stalled", "page", want{phase: phaseList, op: opList}, nil},
+	{"first page, stalled", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.failures == 3 }, "")},
+	{"first page, stalled", "page expired", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine}, nil},
+	{"first page, stalled", "replace error", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, nil},
+	{"first page, once", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.listOnce }, "one List, then streaming lists again")},
+	{"first page, once", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.listOnce }, "")},
+	{"first page, once", "page failed", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.listOnce }, "after a failed List, a streaming list again")},
+	{"first page, once", "page expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
+	{"first page, once", "replace error", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"later page", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "tok" && s.pageRetries == 0 }, "")},
+	{"later page", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.cont == "" }, "")},
+	{"later page", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine, wait: waitPage}, cond(func(s state) bool { return s.cont == "p2" && s.pageRetries == 1 && s.failures == 0 }, "a failed later page is asked again, soon")},
+	{"later page", "page expired", want{phase: phaseList, op: opList, report: reportRoutine}, cond(func(s state) bool { return s.unpaged && s.cont == "" }, "an expired token: one unpaginated List at once")},
+	{"later page", "replace error", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.cont == "" }, "the sink's error is no page's: start over")},
+	{"later page, retried 4 times", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.cont == "" && s.pageRetries == 0 && s.failures == 2 }, "retries exhausted: start over after a backoff")},
+	{"later page, retried 4 times", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.pageRetries == 0 }, "")},
+	{"later page, retried 4 times", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"later page, retried 4 times", "page expired", want{phase: phaseList, op: opList, report: reportRoutine}, cond(func(s state) bool { return s.unpaged }, "")},
+	{"later page, retried 4 times", "replace error", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, nil},
+	{"unpaged", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.unpaged }, "")},
+	{"unpaged", "page", want{phase: phaseList, op: opList}, nil},
+	{"unpaged", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.unpaged }, "")},
+	{"unpaged", "page expired", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine}, nil},
+	{"unpaged", "replace error", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, nil},
+
+	// Streaming lists.
+	{"streaming list", "unsupported", want{phase: phaseList, op: opList, report: reportFallback}, cond(func(s state) bool { return s.noWatchList }, "falls back to List for good")},
+	{"streaming list", "bad object", want{phase: phaseList, op: opList, report: reportFailure}, cond(func(s state) bool { return s.listOnce && !s.noWatchList && s.failures == 2 && s.streamCuts == 0 }, "an unreadable object: one List, at once")},
+	{"streaming list", "cut half way", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.streamCuts == 1 }, "cut after sending some: again after the initial delay")},
+	{"streaming list", "refused", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.streamCuts == 0 && s.failures == 2 }, "")},
+	{"streaming list", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.failures == 1 }, "listed: failures forgotten, then the watch's failure counted")},
+	{"streaming list", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"streaming list", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"streaming list", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "skipped changes are lost: relist")},
+	{"streaming list", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
+	{"streaming list", "expired before listing", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.stalled }, "")},
+	{"streaming list", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
+	{"streaming list, progress", "expired before listing", want{phase: phaseStreamList, op: opStreamList, report: reportRoutine}, cond(func(s state) bool { return !s.progress && !s.stalled }, "expired after progress: at once")},
+	{"streaming list, progress", "unsupported", want{phase: phaseList, op: opList, report: reportFallback}, nil},
+	{"streaming list, progress", "bad object", want{phase: phaseList, op: opList, report: reportFailure}, nil},
+	{"streaming list, progress", "cut half way", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, progress", "refused", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"streaming list, progress", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, progress", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"streaming list, progress", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"streaming list, progress", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, progress", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, progress", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
+	{"streaming list, cut 4 times", "cut half way", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: false}, cond(func(s state) bool { return s.streamCuts == pageRetries && s.failures == 4 }, "cut too often: the backoff grows")},
+	{"streaming list, cut 4 times", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.streamCuts == 0 }, "")},
+	{"streaming list, cut 4 times", "unsupported", want{phase: phaseList, op: opList, report: reportFallback}, nil},
+	{"streaming list, cut 4 times", "bad object", want{phase: phaseList, op: opList, report: reportFailure}, nil},
+	{"streaming list, cut 4 times", "refused", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"streaming list, cut 4 times", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, cut 4 times", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"streaming list, cut 4 times", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, cut 4 times", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, cut 4 times", "expired before listing", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
+	{"streaming list, cut 4 times", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
+
+	// Watches.
+	{"watch", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.failures == 0 && s.progress }, "a clean end: watch again at once")},
+	{"watch", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.progress }, "open a while counts as progress")},
+	{"watch", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.failures == 0 }, "a blip after progress: resume at once")},
+	{"watch", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 3 }, "a failure without progress backs off, and the backoff grows")},
+	{"watch", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.listRV == "" && s.stalled && s.failures == 2 }, "expired again before any progress: relist after a backoff")},
+	{"watch", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "out of order: relist, after a backoff")},
+	{"watch", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.listRV == "" && s.failures == 3 }, "unreadable events: relist")},
+	{"watch", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
+	{"watch", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
+	{"watch, progress", "expired", want{phase: phaseStreamList, op: opStreamList, report: reportRoutine}, cond(func(s state) bool { return s.listRV == "" && !s.progress && !s.stalled }, "the first expiry after progress: relist at once")},
+	{"watch, progress", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, progress", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, progress", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, progress", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, progress", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, progress", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, progress", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, progress", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, stalled", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.stalled }, "progress ends the stall")},
+	{"watch, stalled", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, stalled", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, stalled", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.stalled }, "")},
+	{"watch, stalled", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
+	{"watch, stalled", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, stalled", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, stalled", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, stalled", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, 2 empty", "ended empty", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 0 && s.listRV == "" && s.stalled && s.failures == 3 }, "watches that keep ending empty: relist from the latest")},
+	{"watch, 2 empty", "stalled", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 0 && s.listRV == "" }, "")},
+	{"watch, 2 empty", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.emptyWatches == 0 }, "a watch that delivers ends the count")},
+	{"watch, 2 empty", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.emptyWatches == 0 }, "")},
+	{"watch, 2 empty", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.emptyWatches == 0 }, "")},
+	{"watch, 2 empty", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == maxEmptyWatches-1 }, "an error is not an empty watch")},
+	{"watch, 2 empty", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
+	{"watch, 2 empty", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, 2 empty", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+
+	// Waits.
+	{"wait before list", "waited", want{phase: phaseList, op: opList}, nil},
+	{"wait before watch", "waited", want{phase: phaseWatch, op: opWatch}, nil},
+	{"wait before streaming list", "waited", want{phase: phaseStreamList, op: opStreamList}, nil},
+	{"wait before a page, retried 1x", "waited", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "p2" && s.pageRetries == 1 }, "the same page again")},
+}
+
+// cond is a check of the next state: why says what the rule is.
+func cond(ok func(state) bool, why string) []func(state) string {
+	return []func(state) string{func(s state) string {
+		if ok(s) {
+			return ""
+		}
+		return fmt.Sprintf("next state %+v breaks the rule: %s", s, why)
+	}}
+}
+
+func TestStep(t *testing.T) {
+	for _, row := range stepTable {
+		t.Run(row.state+"/"+row.outcome, func(t *testing.T) {
+			s, ok := states[row.state]
+			o, ok2 := outcomes[row.outcome]
+			if !ok || !ok2 {
+				t.Fatalf("no state %q or outcome %q", row.state, row.outcome)
+			}
+			next, a := step(s, o)
+			w := row.want
+			if next.phase != w.phase || (w.phase == phaseWait && next.then != w.then) {
+				t.Errorf("next phase %v (then %v), want %v (then %v)", next.phase, next.then, w.phase, w.then)
+			}
+			if a.op != w.op || a.report != w.report || a.resetBackoff != w.reset || (w.op == opWait && a.wait != w.wait) {
+				t.Errorf("action %+v, want op %v report %v reset %v wait %v", a, w.op, w.report, w.reset, w.wait)
+			}
+			for _, check := range row.fields {
+				if msg := check(next); msg != "" {
+					t.Error(msg)
+				}
+			}
+		})
+	}
+}
+
+// TestStepCoversEveryPair checks that the table has a row for every state
+// and every outcome its phase's action can have.
+func TestStepCoversEveryPair(t *testing.T) {
+	rows := map[[2]string]bool{}
+	for _, row := range stepTable {
+		rows[[2]string{row.state, row.outcome}] = true
+	}
+	for name, s := range states {
+		for _, o := range outcomesOf[s.phase] {
+			if !rows[[2]string{name, o}] {
+				t.Errorf("no row for state %q and outcome %q", name, o)
+			}
+		}
+	}
+}
+
+// TestStepIsPure checks that step leaves the state it was given alone and
+// answers the same twice.
+func TestStepIsPure(t *testing.T) {
+	for _, row := range stepTable {
+		s := states[row.state]
+		before := s
+		n1, a1 := step(s, outcomes[row.outcome])
+		n2, a2 := step(s, outcomes[row.outcome])
+		if s != before || n1 != n2 || a1 != a2 {
+			t.Errorf("%s/%s: step is not pure", row.state, row.outcome)
+		}
+	}
+}
