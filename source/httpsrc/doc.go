@@ -24,8 +24,12 @@
 // The collection's version comes from a body field
 // ("/metadata/resourceVersion" or Options.Version), a header
 // (Options.VersionHeader), or the ETag. Pages follow a Link header's
-// rel="next", or a token in the body ("/metadata/continue" or
-// Options.Next) sent back as a query parameter. Every page of one list
+// rel="next", or what the body says at "/metadata/continue" or
+// Options.Next: a token sent back as a query parameter, or the next
+// page's URL, absolute or relative (Django REST's "next"; see
+// Options.Paging); or they are numbered (PagingNumber: ?page=2, 3...). A
+// next page is requested on the list's scheme and host, whatever host its
+// URL names. Every page of one list
 // must show the same state (the first page's version), as Kubernetes
 // guarantees: a service whose later pages show newer states makes the
 // informer replay, after the list, changes it has already seen, and its

@@ -54,24 +54,18 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: the list took longer than %s", ErrTimeout, d))
 		defer cancel()
 	}
-	u, err := url.Parse(s.opts.ListURL)
+	list, err := url.Parse(s.opts.ListURL)
 	if err != nil {
 		return r, err
 	}
-	if cont != "" {
-		if strings.HasPrefix(cont, "link:") { // a Link header's URL
-			next, err := u.Parse(strings.TrimPrefix(cont, "link:"))
-			if err != nil {
-				return r, fmt.Errorf("httpsrc: list: next page link: %w", err)
-			}
-			u = next
-		} else {
-			q := u.Query()
-			q.Set(s.opts.ContinueParam, cont)
-			u.RawQuery = q.Encode()
-		}
+	u, err := s.pageURL(list, cont)
+	if err != nil {
+		return r, err
 	}
 	resp, body, err := s.get(ctx, "list", u, header)
+	if s.pastTheLast(cont, err) {
+		return r, nil // an empty last page
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
 			err = fmt.Errorf("httpsrc: list %s: %w", u.Path, cause)
@@ -104,8 +98,8 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	case r.page.ResourceVersion == "":
 		r.page.ResourceVersion = etagValue(r.etag)
 	}
-	if next := linkNext(resp.Header); next != "" {
-		r.page.Continue = "link:" + next
+	if r.page.Continue, err = s.nextPage(u, resp.Header, r.page.Continue, cont, len(r.page.Items)); err != nil {
+		return r, err
 	}
 	return r, nil
 }

@@ -30,6 +30,29 @@ const (
 	FormatKubernetes
 )
 
+// Paging is how the pages of a list follow each other (Options.Paging).
+// Whatever it says, a Link header's rel="next" is followed, and every
+// page of one list must show the same state (see the package doc).
+type Paging int
+
+const (
+	// PagingAuto takes the value at Options.Next as the next page's URL
+	// when it is an absolute http(s) URL, else as a token.
+	PagingAuto Paging = iota
+	// PagingToken takes the value at Options.Next as a token, sent back
+	// as the Options.ContinueParam query parameter.
+	PagingToken
+	// PagingURL takes the value at Options.Next as the next page's URL,
+	// absolute or relative to the page's (Django REST's "next":
+	// "https://api.example/items?cursor=b", or "?page=3").
+	PagingURL
+	// PagingNumber numbers the pages from 1: the first is the list URL as
+	// it is, the next ones add Options.PageParam=2, 3..., up to the first
+	// page without items (or a 404, as Django answers for a page past the
+	// last). The service must honour the parameter.
+	PagingNumber
+)
+
 // Defaults of Options.
 const (
 	DefaultMaxObjectBytes   = 16 << 20
@@ -39,6 +62,7 @@ const (
 	DefaultPollInterval     = 30 * time.Second
 	DefaultVersionParam     = "resourceVersion"
 	DefaultContinueParam    = "continue"
+	DefaultPageParam        = "page"
 )
 
 // Options configures a Source. The zero value of every field means the
@@ -77,12 +101,21 @@ type Options[T informer.Object] struct {
 	// one, in a list, an event or a bookmark. (Versions poll mode makes up
 	// are ordered either way.)
 	NumericVersions bool
-	// Next is the JSON pointer to the next page's token in a list, ""
-	// means "/metadata/continue" when present; the token is sent as the
-	// ContinueParam query parameter. A Link header with rel="next" is
-	// followed whatever Next says.
+	// Next is the JSON pointer to the next page in a list, ""
+	// means "/metadata/continue" when present. Paging says what it holds:
+	// by default, a token sent as the ContinueParam query parameter, or,
+	// when it is an absolute http(s) URL, the next page's URL (Django
+	// REST's "next"). A Link header with rel="next" is followed whatever
+	// Next says. A next page is always on the list's scheme and host: a
+	// URL elsewhere fails the list rather than send Header's credentials
+	// there.
 	Next          string
 	ContinueParam string
+	// Paging says how a list's pages follow each other; PagingAuto by
+	// default. PageParam is the query parameter of the page number with
+	// PagingNumber ("page" by default).
+	Paging    Paging
+	PageParam string
 	// VersionParam is the query parameter with which a watch asks for
 	// the changes after a version ("resourceVersion" by default). The
 	// version also goes in the Last-Event-ID header, whatever Format

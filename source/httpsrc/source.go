@@ -80,6 +80,12 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 	if s.opts.ContinueParam == "" {
 		s.opts.ContinueParam = DefaultContinueParam
 	}
+	if s.opts.PageParam == "" {
+		s.opts.PageParam = DefaultPageParam
+	}
+	if opts.Paging < PagingAuto || opts.Paging > PagingNumber {
+		return nil, fmt.Errorf("%w: unknown Paging %d", ErrInvalidOptions, opts.Paging)
+	}
 	if s.opts.ExpiredEvent == "" {
 		s.opts.ExpiredEvent = "expired"
 	}

@@ -1,0 +1,94 @@
+package httpsrc
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The continue tokens a Source hands out, besides a service's own tokens.
+const (
+	linkPrefix = "link:" // the next page's path and query (a Link header's, or a next URL's)
+	pagePrefix = "page:" // the next page's number (PagingNumber)
+)
+
+// pageURL returns the URL of the page cont asks for, on list's scheme and
+// host.
+func (s *Source[T]) pageURL(list *url.URL, cont string) (*url.URL, error) {
+	switch {
+	case cont == "":
+		return list, nil
+	case strings.HasPrefix(cont, linkPrefix):
+		next, err := list.Parse(strings.TrimPrefix(cont, linkPrefix))
+		if err != nil {
+			return nil, fmt.Errorf("httpsrc: list: next page link: %w", unwrapURLError(err))
+		}
+		return next, nil
+	case strings.HasPrefix(cont, pagePrefix) && s.opts.Paging == PagingNumber:
+		u := *list
+		q := u.Query()
+		q.Set(s.opts.PageParam, strings.TrimPrefix(cont, pagePrefix))
+		u.RawQuery = q.Encode()
+		return &u, nil
+	default:
+		u := *list
+		q := u.Query()
+		q.Set(s.opts.ContinueParam, cont)
+		u.RawQuery = q.Encode()
+		return &u, nil
+	}
+}
+
+// nextPage returns the continue token for the page after the one read
+// from u: a Link header's rel="next" first, then what Options.Paging
+// makes of next, the value at Options.Next.
+func (s *Source[T]) nextPage(u *url.URL, header http.Header, next, cont string, items int) (string, error) {
+	if link := linkNext(header); link != "" {
+		return nextURL(u, link)
+	}
+	switch s.opts.Paging {
+	case PagingNumber:
+		if items == 0 {
+			return "", nil
+		}
+		n := 1
+		if p, ok := strings.CutPrefix(cont, pagePrefix); ok {
+			n, _ = strconv.Atoi(p)
+		}
+		return pagePrefix + strconv.Itoa(n+1), nil
+	case PagingURL:
+		if next == "" {
+			return "", nil
+		}
+		return nextURL(u, next)
+	case PagingAuto:
+		if p, err := url.Parse(next); err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" {
+			return nextURL(u, next)
+		}
+	}
+	return next, nil
+}
+
+// nextURL resolves ref, a next page's URL, against u, the page's, and
+// keeps its path and query: the next page is requested on the list's
+// scheme and host, whatever ref names. A service behind a proxy often
+// names its own address (http://backend:8000/... for https://api...), and
+// Options.Header's credentials must not go elsewhere.
+func nextURL(u *url.URL, ref string) (string, error) {
+	next, err := u.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("httpsrc: list %s: the next page's URL does not parse: %w", u.Path, errors.Unwrap(err))
+	}
+	return linkPrefix + next.RequestURI(), nil
+}
+
+// pastTheLast reports whether err, the answer to a page cont asked for,
+// says there is no such page: a 404 to a numbered page after the first.
+func (s *Source[T]) pastTheLast(cont string, err error) bool {
+	var se *StatusError
+	return s.opts.Paging == PagingNumber && strings.HasPrefix(cont, pagePrefix) &&
+		errors.As(err, &se) && se.Code == http.StatusNotFound
+}
