@@ -53,7 +53,9 @@ func TestListPaging(t *testing.T) {
 		{
 			name: "a next URL on the service's own address behind a proxy",
 			opts: httpsrc.Options[*Item]{Items: "/results", Next: "/next"},
-			next: func(base string, n int) string { return "http://backend.internal:8000/items?cursor=c" + strconv.Itoa(n) },
+			next: func(base string, n int) string {
+				return "http://backend.internal:8000/items?cursor=c" + strconv.Itoa(n)
+			},
 		},
 		{
 			name: "page numbers, up to an empty page",
