@@ -78,8 +78,10 @@ type HandlerOptions struct {
 	// at the resourceVersion the cache already had, as client-go does. By
 	// default a relist tells a handler only what changed: objects with
 	// another resourceVersion (OnUpdate), new ones (OnAdd) and vanished
-	// ones (OnDelete with FinalStateUnknown). Periodic resyncs
-	// (ResyncPeriod) are sent either way.
+	// ones (OnDelete with FinalStateUnknown). An object without a
+	// resourceVersion (as many HTTP services serve them) cannot be told
+	// unchanged: a relist sends every such object as OnUpdate either way.
+	// Periodic resyncs (ResyncPeriod) are sent either way.
 	RelistUnchanged bool
 }
 
