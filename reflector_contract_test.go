@@ -88,7 +88,7 @@ func TestCompletedStreamingListResetsBackoff(t *testing.T) {
 			t.Fatalf("%d replacements begun, %d ended, want the 4th streaming list complete", begins, ends)
 		}
 		dropped := time.Now()
-		mem.DropWatches(errReset) // fails at once: no progress
+		mem.DropWatches(errReset)    // fails at once: no progress
 		time.Sleep(30 * time.Second) // well within the watch's timeout
 		synctest.Wait()
 		w := src.watchCalls()
