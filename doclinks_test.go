@@ -22,7 +22,7 @@ var externalNames = []string{
 	"PartialObjectMetadataList", "PathListSeparator", "PodDisruptionBudget", "RawExtension", "ReadMemStats",
 	"TextUnmarshaler", "TextUnmarshalers", "UnmarshalJSON", "UnmarshalTypeError", "UseNumber",
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
-	"SharedInformerFactory", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
+	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
 }
 
 var (

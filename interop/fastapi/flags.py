@@ -1,0 +1,206 @@
+"""A feature-flag service in FastAPI on uvicorn, written as FastAPI's
+documentation shows (StreamingResponse for the change streams, the
+GZipMiddleware for compression), with the Server-Sent Events framing of
+sse-starlette's defaults: CRLF line ends and ": ping" comments.
+
+    GET    /flags                  {"version": N, "items": [...]}, ETag "N", 304 on If-None-Match
+    GET    /flags/events           SSE from the Last-Event-ID header (or ?since=N)
+    GET    /flags/changes?since=N  NDJSON: {"type": "flag.updated", "flag": {...}, "version": N}
+    PUT    /flags/{key}            create or update: {"enabled": true, "rollout": 10}
+    DELETE /flags/{key}            delete
+    POST   /admin/drop             end every open stream (a load balancer's cut)
+
+State is in memory, with one integer version that every write increases;
+the change history starts when the service does, so a client resuming from
+an older version gets 410 Gone and must list again.
+
+The Go tests of this directory run it as
+    python3 flags.py --fd 3 --start-version N --flags K --seed S [--gzip] [--ping SECONDS]
+on a listening socket they pass as file descriptor 3; it exits when its
+standard input closes (the test ended) or after --max-seconds.
+"""
+
+import argparse
+import asyncio
+import bisect
+import json
+import os
+import socket
+import sys
+import threading
+from typing import Optional
+
+import uvicorn
+from fastapi import FastAPI, Header, HTTPException, Response
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
+
+
+class FlagIn(BaseModel):
+    enabled: bool = False
+    rollout: int = 0
+
+
+class Store:
+    """The flags, the version and the change history, used from the event
+    loop only."""
+
+    def __init__(self, start_version: int, count: int, seed: int):
+        self.version = start_version
+        self.flags = {}
+        for i in range(count):
+            self.version += 1
+            key = f"seed-{i:02d}"
+            self.flags[key] = {
+                "key": key,
+                "enabled": (i + seed) % 2 == 0,
+                "rollout": (i * 7 * (seed + 1)) % 101,
+                "version": self.version,
+            }
+        self.first = self.version  # the oldest version a stream resumes from
+        self.history = []  # changes, by version
+        self.versions = []  # their versions, for bisect
+        self.changed = asyncio.Event()
+        self.drop = asyncio.Event()
+
+    def record(self, typ: str, flag: dict, version: int) -> None:
+        self.history.append({"type": typ, "flag": flag, "version": version})
+        self.versions.append(version)
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    def after(self, version: int) -> list:
+        return self.history[bisect.bisect_right(self.versions, version):]
+
+
+def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
+    app = FastAPI(title="flags")
+    if gzip:
+        app.add_middleware(GZipMiddleware)
+
+    @app.get("/flags")
+    async def list_flags(if_none_match: Optional[str] = Header(default=None)):
+        etag = f'"{store.version}"'
+        if if_none_match == etag:
+            return Response(status_code=304, headers={"ETag": etag})
+        items = [store.flags[k] for k in sorted(store.flags)]
+        return JSONResponse({"version": store.version, "items": items}, headers={"ETag": etag})
+
+    @app.put("/flags/{key}")
+    async def put_flag(key: str, body: FlagIn, response: Response):
+        created = key not in store.flags
+        store.version += 1
+        flag = {"key": key, "enabled": body.enabled, "rollout": body.rollout, "version": store.version}
+        store.flags[key] = flag
+        store.record("flag.created" if created else "flag.updated", flag, store.version)
+        response.status_code = 201 if created else 200
+        return flag
+
+    @app.delete("/flags/{key}")
+    async def delete_flag(key: str):
+        flag = store.flags.pop(key, None)
+        if flag is None:
+            raise HTTPException(status_code=404, detail=f"no flag {key}")
+        store.version += 1
+        store.record("flag.deleted", flag, store.version)
+        return {"version": store.version}
+
+    @app.post("/admin/drop", status_code=204)
+    async def drop_streams():
+        store.drop.set()
+        store.drop = asyncio.Event()
+        return Response(status_code=204)
+
+    def resume_from(last_event_id: Optional[str], since: Optional[str]) -> int:
+        raw = last_event_id if last_event_id is not None else since
+        if raw is None:
+            return store.version
+        try:
+            version = int(raw)
+        except ValueError:
+            raise HTTPException(status_code=400, detail="Last-Event-ID must be an integer")
+        if version < store.first or version > store.version:
+            raise HTTPException(status_code=410, detail=f"version {version} is not in this service's history")
+        return version
+
+    async def wait_any(*events: asyncio.Event) -> None:
+        tasks = [asyncio.ensure_future(e.wait()) for e in events]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in tasks:
+                t.cancel()
+
+    async def changes_after(version: int, encode, keep_alive: str):
+        drop = store.drop
+        while True:
+            batch = store.after(version)
+            for change in batch:
+                yield encode(change)
+                version = change["version"]
+            if batch:
+                continue
+            if drop.is_set():
+                return
+            try:
+                await asyncio.wait_for(wait_any(store.changed, drop), ping)
+            except asyncio.TimeoutError:
+                yield keep_alive
+
+    def sse(change: dict) -> str:
+        data = json.dumps(change["flag"], separators=(",", ":"))
+        return f"id: {change['version']}\r\nevent: {change['type']}\r\ndata: {data}\r\n\r\n"
+
+    def ndjson(change: dict) -> str:
+        return json.dumps(change, separators=(",", ":")) + "\n"
+
+    @app.get("/flags/events")
+    async def events(since: Optional[str] = None, last_event_id: Optional[str] = Header(default=None)):
+        version = resume_from(last_event_id, since)
+        return StreamingResponse(
+            changes_after(version, sse, ": ping\r\n\r\n"),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    @app.get("/flags/changes")
+    async def changes(since: Optional[str] = None):
+        version = resume_from(None, since)
+        return StreamingResponse(changes_after(version, ndjson, "\n"), media_type="application/x-ndjson")
+
+    return app
+
+
+def exit_when_stdin_closes() -> None:
+    sys.stdin.buffer.read()
+    os._exit(0)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--fd", type=int, required=True, help="a listening TCP socket")
+    p.add_argument("--start-version", type=int, default=0)
+    p.add_argument("--flags", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gzip", action="store_true")
+    p.add_argument("--ping", type=float, default=None, help="keep-alive period of quiet streams, seconds")
+    p.add_argument("--max-seconds", type=float, default=300)
+    args = p.parse_args()
+
+    threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
+    deadline = threading.Timer(args.max_seconds, os._exit, (3,))
+    deadline.daemon = True
+    deadline.start()
+
+    async def serve() -> None:
+        store = Store(args.start_version, args.flags, args.seed)
+        app = create_app(store, args.gzip, args.ping)
+        config = uvicorn.Config(app, log_level="warning")
+        await uvicorn.Server(config).serve(sockets=[socket.socket(fileno=args.fd)])
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
