@@ -109,6 +109,10 @@ func run() int {
 			status = 1
 		}
 	}
+	if _, err := r.RestoreJournal(); err != nil { // nothing to restore: removes the journal's directories
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		return 2
+	}
 	if len(summaries) > 1 {
 		fmt.Println("\n== scores")
 		for _, s := range summaries {
