@@ -109,7 +109,9 @@
 // a resourceVersion are compared by a hash of their JSON. The cost is one
 // full list per period whenever anything changed, and the Source keeps
 // the last list's objects (pointers shared with the cache) to compare.
-// Changes between two polls are coalesced: a handler sees the state at
+// As it keeps only that list, a watch from any other version is expired
+// (informer.ErrExpired), and the reflector lists again rather than miss
+// the changes in between. Changes between two polls are coalesced: a handler sees the state at
 // each poll, never the ones in between, and an object created and deleted
 // between polls is never seen.
 //
