@@ -19,7 +19,11 @@ type Options[T Object] struct {
 	// (source/kube's and source/httpsrc's name their resource or URL),
 	// else nothing.
 	Name string
-	// KeyFunc computes an object's key; nil means MetaKey.
+	// KeyFunc computes an object's key; nil means the Source's, when it
+	// keys its objects itself (KeyedSource), else MetaKey. With such a
+	// Source, set the key in its options and leave KeyFunc nil: a
+	// different one here would make the Source and the cache disagree
+	// about which objects are the same.
 	KeyFunc KeyFunc[T]
 	// Indexers are indexes of the cache, by name, in addition to
 	// NamespaceIndex, which is always present (an entry with that name
@@ -139,6 +143,9 @@ type keyedNote[T Object] struct {
 func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 128
+	}
+	if ks, ok := any(src).(KeyedSource[T]); ok && opts.KeyFunc == nil {
+		opts.KeyFunc = ks.KeyFunc()
 	}
 	inf := &Informer[T]{
 		opts:     opts,

@@ -171,3 +171,15 @@ type Event[T Object] struct {
 	// EventInitialEventsEnd.
 	ResourceVersion string
 }
+
+// KeyedSource is an optional interface of a Source that keys its objects
+// itself, as a Source that compares lists does (source/httpsrc in poll
+// mode, whose httpsrc.Options.Key says how): an informer over it keys its cache
+// and queue with the same function, unless Options.KeyFunc names another.
+// One key function must rule the whole path: set the key in the Source's
+// options, and leave the informer's KeyFunc nil (or set it to the same
+// function).
+type KeyedSource[T Object] interface {
+	// KeyFunc returns the Source's key function; nil means MetaKey.
+	KeyFunc() KeyFunc[T]
+}

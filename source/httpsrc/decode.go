@@ -12,15 +12,16 @@ import (
 
 // decoder makes a new T and decodes one object into it.
 type decoder[T informer.Object] struct {
-	elem reflect.Type // what T points to
+	elem reflect.Type        // what T points to
+	key  informer.KeyFunc[T] // Options.Key; nil: the object must have a name
 }
 
-func newDecoder[T informer.Object]() (decoder[T], error) {
+func newDecoder[T informer.Object](key informer.KeyFunc[T]) (decoder[T], error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Pointer {
 		return decoder[T]{}, fmt.Errorf("%w: T must be a pointer type, not %s", ErrInvalidOptions, t)
 	}
-	return decoder[T]{elem: t.Elem()}, nil
+	return decoder[T]{elem: t.Elem(), key: key}, nil
 }
 
 // decode decodes raw into a new T with encoding/json's semantics
@@ -36,8 +37,18 @@ func (d decoder[T]) decode(raw []byte) (T, error) {
 		}
 		return zero, errors.New(msg)
 	}
-	if obj.GetName() == "" {
+	if d.key == nil {
+		if obj.GetName() == "" {
+			var zero T
+			return zero, ErrNoKey
+		}
+		return obj, nil
+	}
+	if key, err := d.key(obj); err != nil || key == "" {
 		var zero T
+		if err != nil {
+			return zero, fmt.Errorf("%w: Options.Key: %w", ErrNoKey, err)
+		}
 		return zero, ErrNoKey
 	}
 	return obj, nil

@@ -9,8 +9,11 @@
 //	})
 //	inf := informer.New(src, informer.Options[*Item]{})
 //
-// T is any pointer type that satisfies informer.Object (a struct embedding
-// metav1.ObjectMeta under "metadata" is the easy way); objects are decoded
+// T is any pointer type that satisfies informer.Object: a struct
+// embedding metav1.ObjectMeta under "metadata", or the service's own JSON
+// type with four methods, keyed by Options.Key when its name is not its
+// identity (an id), with Options.NumericVersions when its versions are
+// growing numbers (see Example_plainType). Objects are decoded
 // straight into it by the JSON decoder of source/kube, with
 // encoding/json's semantics, since the service is not Kubernetes: keys
 // match field names ignoring case, and a number in an interface value
@@ -105,8 +108,12 @@
 // a new version (an object created and deleted between two polls) is a
 // bookmark alone: the version moves on, and the next poll is conditional
 // on the new ETag. The versions poll mode makes up ("poll-1", "poll-2")
-// for lists without their own are ordered. Objects without
-// a resourceVersion are compared by a hash of their JSON. The cost is one
+// for lists without their own are ordered. Lists are compared object by
+// object by key: Options.Key, or namespace/name; an informer over the
+// Source keys its cache by the same function (the Source is an
+// informer.KeyedSource), so set the key there, not in
+// informer.Options.KeyFunc. Objects without a resourceVersion are
+// compared by a hash of their JSON. The cost is one
 // full list per period whenever anything changed, and the Source keeps
 // the last list's objects (pointers shared with the cache) to compare.
 // As it keeps only that list, a watch from any other version is expired

@@ -140,6 +140,17 @@ type Options[T informer.Object] struct {
 	ExpiredStatus []int
 	ExpiredEvent  string
 
+	// Key is the key objects are told apart by, when it is not
+	// informer.MetaKey ("namespace/name"): an id, say. The Source checks
+	// that every object has one (an object whose Key fails, or is "", is
+	// ErrNoKey: it fails its list, or is a bad event), poll mode compares
+	// lists by it, and an informer over the Source keys its cache by it
+	// (the Source is an informer.KeyedSource): leave
+	// informer.Options.KeyFunc nil. nil means MetaKey, and objects must
+	// have a name. It is called from the Source's goroutines and must be
+	// safe for concurrent use.
+	Key informer.KeyFunc[T]
+
 	// PollInterval is the poll mode's period; DefaultPollInterval (30 s)
 	// by default. Each poll costs one conditional list: a 304 Not
 	// Modified costs almost nothing; anything else, a whole list.

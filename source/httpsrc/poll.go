@@ -50,7 +50,7 @@ func (s *Source[T]) record(first bool, r listed[T]) string {
 		s.pending = &snapshot[T]{version: r.page.ResourceVersion, etag: r.etag, objs: map[string]polled[T]{}}
 	}
 	for i, obj := range r.page.Items {
-		key, err := informer.MetaKey(obj)
+		key, err := s.key(obj)
 		if err == nil {
 			s.pending.objs[key] = polled[T]{obj, stateOf(obj, r.hashes[i])}
 		}
@@ -165,7 +165,7 @@ func (w *pollWatcher[T]) pollOnce() error {
 			next.version, next.etag = r.page.ResourceVersion, r.etag
 		}
 		for i, obj := range r.page.Items {
-			if key, err := informer.MetaKey(obj); err == nil {
+			if key, err := w.s.key(obj); err == nil {
 				next.objs[key] = polled[T]{obj, stateOf(obj, r.hashes[i])}
 			}
 		}

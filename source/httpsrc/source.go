@@ -50,7 +50,7 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 			return nil, fmt.Errorf("%w: %q is not an http(s) URL", ErrInvalidOptions, redact(u))
 		}
 	}
-	dec, err := newDecoder[T]()
+	dec, err := newDecoder(opts.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +114,19 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 		}
 	}
 	return s, nil
+}
+
+// KeyFunc returns Options.Key (nil if unset: informer.MetaKey), the key
+// the Source keys objects by, and that an informer over it uses
+// (informer.KeyedSource).
+func (s *Source[T]) KeyFunc() informer.KeyFunc[T] { return s.opts.Key }
+
+// key returns obj's key by Options.Key, or MetaKey.
+func (s *Source[T]) key(obj T) (string, error) {
+	if s.opts.Key != nil {
+		return s.opts.Key(obj)
+	}
+	return informer.MetaKey(obj)
 }
 
 // String names the Source in logs: its list URL without query.

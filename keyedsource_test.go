@@ -1,0 +1,53 @@
+package informer_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/memory"
+)
+
+// keyedSource is a memory.Source that keys its objects itself
+// (informer.KeyedSource).
+type keyedSource struct{ *memory.Source[*item] }
+
+func (keyedSource) KeyFunc() informer.KeyFunc[*item] {
+	return func(o *item) (string, error) { return "k-" + o.Name, nil }
+}
+
+// An informer keys its cache by its Source's key function when the
+// Source has one and Options.KeyFunc is nil; Options.KeyFunc, when set,
+// still rules.
+func TestKeyedSourceKeysTheCache(t *testing.T) {
+	cases := []struct {
+		name string
+		key  informer.KeyFunc[*item]
+		want string
+	}{
+		{"the Source's", nil, "k-a"},
+		{"the informer's", func(o *item) (string, error) { return "i-" + o.Name, nil }, "i-a"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mem := memory.New[*item](memory.Options{})
+				mem.Create(newItem("ns", "a", "v1"))
+				inf := informer.New(keyedSource{mem}, informer.Options[*item]{KeyFunc: tc.key, Logger: slog.New(slog.DiscardHandler)})
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				go inf.Run(ctx)
+				if err := inf.WaitForSync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := inf.Lister().Get(tc.want); !ok {
+					t.Errorf("no %q in the cache; keys %v", tc.want, inf.Indexer().Keys())
+				}
+				cancel()
+				synctest.Wait()
+			})
+		})
+	}
+}
