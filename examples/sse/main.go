@@ -23,13 +23,9 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/internal/inventory"
 	"github.com/informer-go/informer/source/httpsrc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// Item is what the service serves and the cache holds.
-type Item = inventory.Item
 
 func main() {
 	format := flag.String("format", "sse", "watch format: sse, ndjson, or poll (no stream: the list is polled)")
@@ -54,7 +50,7 @@ func run(ctx context.Context, format string, duration time.Duration, quiet bool,
 		}
 	}
 	// The service.
-	inv := inventory.New()
+	inv := NewServer()
 	inv.PageSize = 10
 	inv.DropAfter = func() int { return 20 + rand.IntN(30) } // streams drop now and then
 	locations := []string{"aisle-1", "aisle-2", "backroom"}
@@ -71,7 +67,7 @@ func run(ctx context.Context, format string, duration time.Duration, quiet bool,
 	base := "http://" + ln.Addr().String()
 
 	// The cache.
-	opts := httpsrc.Options[*Item]{ListURL: base + "/items", WatchURL: base + "/events", PollInterval: 100 * time.Millisecond}
+	opts := httpsrc.Options[*Item]{ListURL: base + "/items", WatchURL: base + "/events", PollInterval: 100 * time.Millisecond, NumericVersions: true}
 	switch format {
 	case "sse":
 		opts.Format = httpsrc.FormatSSE
