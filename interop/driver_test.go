@@ -21,6 +21,7 @@ type driver struct {
 	mu        sync.Mutex
 	states    map[string]map[int64]Flag // key → version → the state the service gave it
 	last      int64                     // the version of the last write
+	lastPut   int64                     // the version of the last create or update
 	lastStart time.Time                 // when its request was sent
 }
 
@@ -78,7 +79,7 @@ func (d *driver) put(key string, enabled bool, rollout int, created bool) Flag {
 		d.t.Fatalf("PUT /flags/%s answered %+v after version %d", key, f, d.last)
 	}
 	d.remember(f)
-	d.last = f.Version
+	d.last, d.lastPut = f.Version, f.Version
 	return f
 }
 
