@@ -8,59 +8,39 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/internal/inventory"
 	"github.com/informer-go/informer/source/httpsrc"
 )
 
-// run starts an informer over src, waits until it has the inventory's
-// state, and prints the items.
-func run(src informer.Source[*Item], inv *inventory.Server) {
+// run starts an informer over src, a Source of the shop of Example_sse,
+// writes a product, waits until the cache shows it, and prints the
+// products.
+func run(src *httpsrc.Source[*Product], shop *shop) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	inf := informer.New(src, informer.Options[*Item]{})
+	inf := informer.New(src, informer.Options[*Product]{})
 	go inf.Run(ctx)
 	inf.WaitForSync(ctx)
-	inv.Put(Item{ObjectMeta: inventoryMeta("lamp"), Count: 3}) // a change, seen through the stream
-	for len(inf.Lister().List(nil)) < 2 && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	for _, key := range []string{"shop/chair", "shop/lamp"} {
-		it, _ := inf.Lister().Get(key)
-		fmt.Println(key, it.Count)
+	inf.WaitForResourceVersion(ctx, shop.put("lamp", 25))
+	for _, name := range []string{"chair", "lamp"} {
+		p, _ := inf.Lister().Get(name)
+		fmt.Println(name, p.Price)
 	}
 }
 
-func newInventory() (*inventory.Server, *httptest.Server) {
-	inv := inventory.New()
-	inv.Put(Item{ObjectMeta: inventoryMeta("chair"), Count: 4})
-	return inv, httptest.NewServer(inv)
-}
-
-// Server-Sent Events: the event name is the type, data the object, id the
-// version.
-func Example_sse() {
-	inv, srv := newInventory()
-	defer srv.Close()
-	src, _ := httpsrc.New(httpsrc.Options[*Item]{
-		ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events", Format: httpsrc.FormatSSE,
-	})
-	run(src, inv)
-	// Output:
-	// shop/chair 4
-	// shop/lamp 3
-}
-
-// NDJSON: one {"type":...,"object":...} per line.
+// NDJSON: one {"type":...,"object":...} per line (the shop of
+// Example_sse).
 func Example_ndjson() {
-	inv, srv := newInventory()
+	shop := newShop()
+	shop.put("chair", 40)
+	srv := httptest.NewServer(shop)
 	defer srv.Close()
-	src, _ := httpsrc.New(httpsrc.Options[*Item]{
-		ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events", Format: httpsrc.FormatNDJSON,
+	src, _ := httpsrc.New(httpsrc.Options[*Product]{
+		ListURL: srv.URL + "/products", WatchURL: srv.URL + "/events", Format: httpsrc.FormatNDJSON, NumericVersions: true,
 	})
-	run(src, inv)
+	run(src, shop)
 	// Output:
-	// shop/chair 4
-	// shop/lamp 3
+	// chair 40
+	// lamp 25
 }
 
 // The Kubernetes watch shape, from a service that copies it.
@@ -90,17 +70,19 @@ func Example_kubernetesShape() {
 }
 
 // Poll mode: only a list endpoint, fetched again every PollInterval and
-// compared with the previous list.
+// compared with the previous list (the shop of Example_sse).
 func Example_poll() {
-	inv, srv := newInventory()
+	shop := newShop()
+	shop.put("chair", 40)
+	srv := httptest.NewServer(shop)
 	defer srv.Close()
-	src, _ := httpsrc.New(httpsrc.Options[*Item]{
-		ListURL: srv.URL + "/items", PollInterval: 20 * time.Millisecond,
+	src, _ := httpsrc.New(httpsrc.Options[*Product]{
+		ListURL: srv.URL + "/products", PollInterval: 20 * time.Millisecond, NumericVersions: true,
 	})
-	run(src, inv)
+	run(src, shop)
 	// Output:
-	// shop/chair 4
-	// shop/lamp 3
+	// chair 40
+	// lamp 25
 }
 
 // The wire formats the package doc shows, served as written: a list, then
