@@ -159,6 +159,7 @@ type entry struct {
 	refs    int
 	run     func(ctx context.Context) error
 	syncer  informer.Syncer
+	health  func() informer.Health
 	cancel  context.CancelFunc // set once started
 	done    chan struct{}      // closed when its Run returned
 	mu      sync.Mutex
@@ -370,7 +371,7 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 		Logger:       f.log,
 		Name:         e.name,
 	})
-	e.syncer, e.run = inf, inf.Run
+	e.syncer, e.run, e.health = inf, inf.Run, inf.Health
 	f.entries[key] = e
 	if f.started != nil {
 		f.startLocked(e)
@@ -548,6 +549,27 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) ([]SyncResult, error) {
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// InformerHealth is the health of one of a factory's informers.
+type InformerHealth struct {
+	// Informer names the informer as SyncResult.Informer does.
+	Informer string
+	informer.Health
+}
+
+// Health reports the health of every informer of the factory (started or
+// not), sorted by name: what a /healthz handler reads. The factory is
+// healthy when every started informer is (Health.Healthy).
+func (f *Factory) Health() []InformerHealth {
+	f.mu.Lock()
+	out := make([]InformerHealth, 0, len(f.entries))
+	for _, e := range f.entries {
+		out = append(out, InformerHealth{Informer: e.name, Health: e.health()})
+	}
+	f.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Informer < out[j].Informer })
+	return out
 }
 
 // release drops one reference of e; the last stops it and forgets it.

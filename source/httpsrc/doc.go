@@ -61,13 +61,14 @@
 //   - Server-Sent Events (text/event-stream), parsed as the WHATWG
 //     standard says: "event" is the type, "data" the object (several data
 //     lines join with newlines), "id" the version, comment lines are
-//     heartbeats, "retry" delays the next reconnection, and an event with
+//     heartbeats (WatchOptions.Heartbeat: a quiet stream that sends them
+//     is alive, not stalled), "retry" delays the next reconnection, and an event with
 //     only an id moves the version on (a bookmark).
 //   - NDJSON (application/x-ndjson, application/jsonl): one event object
 //     per line, with its type, object and optionally version at the JSON
 //     pointers Options.EventType, EventObject and EventVersion ("/type",
 //     "/object", and the object's own version by default). Blank lines are
-//     heartbeats.
+//     heartbeats, as SSE comments are.
 //   - The Kubernetes watch shape ({"type":"ADDED","object":{...}}), with
 //     BOOKMARK and ERROR events (an ERROR whose Status code is 410 means
 //     expired).

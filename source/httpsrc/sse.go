@@ -22,9 +22,10 @@ type sseEvent struct {
 // no data is not dispatched, though its id still becomes the last event
 // ID. Other fields are ignored.
 type sseReader struct {
-	lines  *lineReader
-	lastID string
-	retry  time.Duration // the last retry field; 0 if none
+	lines     *lineReader
+	heartbeat func() // called for each comment line; may be nil
+	lastID    string
+	retry     time.Duration // the last retry field; 0 if none
 
 	typ   []byte
 	data  []byte
@@ -60,7 +61,10 @@ func (s *sseReader) next() (sseEvent, error) {
 			continue
 		}
 		if line[0] == ':' {
-			continue // a comment: a heartbeat
+			if s.heartbeat != nil {
+				s.heartbeat() // a comment: the stream is alive
+			}
+			continue
 		}
 		field, value := line, []byte(nil)
 		if i := bytes.IndexByte(line, ':'); i >= 0 {

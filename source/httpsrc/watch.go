@@ -88,10 +88,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 			format = FormatSSE
 		}
 	}
-	w := &streamWatcher[T]{s: s, body: body, cancel: cancel, from: opts.ResourceVersion}
+	w := &streamWatcher[T]{s: s, body: body, cancel: cancel, from: opts.ResourceVersion, heartbeat: opts.Heartbeat}
 	max := int(min(s.opts.MaxObjectBytes, 1<<40))
 	if format == FormatSSE {
 		w.sse = newSSEReader(body, max, opts.ResourceVersion)
+		w.sse.heartbeat = opts.Heartbeat
 	} else {
 		w.lines = newLineReader(body, max)
 	}
@@ -106,6 +107,9 @@ type streamWatcher[T informer.Object] struct {
 	sse    *sseReader
 	lines  *lineReader
 	from   string
+	// heartbeat is WatchOptions.Heartbeat: called for an SSE comment or a
+	// blank NDJSON line, which servers send to keep a quiet stream open.
+	heartbeat func()
 }
 
 func (w *streamWatcher[T]) Close() error {
@@ -162,7 +166,10 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			return informer.Event[T]{}, w.streamErr(err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue // a heartbeat
+			if w.heartbeat != nil {
+				w.heartbeat()
+			}
+			continue
 		}
 		where := w.lines.off
 		typ, err := w.s.evType.find(line)
