@@ -373,12 +373,16 @@ func TestFactoryStartTwice(t *testing.T) {
 		defer f.Shutdown()
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "a"})
+		ref := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "a"})
 		syncAll(t, ctx, f)
 		f.Start(ctx)
 		synctest.Wait()
 		if n, l := api.watchesOn(gadgetPath("a")), api.listsOf(gadgetPath("a")); n != 1 || l != 1 {
 			t.Errorf("after a second Start: %d watches and %d lists, want 1 and 1", n, l)
+		}
+		ref.Release() // the last: it stops the one informer that runs
+		if n := api.watchesOn(gadgetPath("a")); n != 0 {
+			t.Errorf("%d watches after the last Release, want 0", n)
 		}
 	})
 }
