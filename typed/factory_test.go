@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -277,10 +279,10 @@ func TestFactoryManagedFieldsAndTransform(t *testing.T) {
 				opts.KeepManagedFields = keep
 				f := newFakeFactory(t, api, opts)
 				defer f.Shutdown()
-				sawManaged := 0
+				var sawManaged atomic.Int32
 				ref := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "a", Transform: func(g *Gadget) (*Gadget, error) {
 					if len(g.ManagedFields) > 0 {
-						sawManaged++
+						sawManaged.Add(1)
 					}
 					return upperColor(g)
 				}})
@@ -299,8 +301,8 @@ func TestFactoryManagedFieldsAndTransform(t *testing.T) {
 						t.Errorf("a/%s cached with managedFields %v, want %v", name, got, keep)
 					}
 				}
-				if want := map[bool]int{false: 0, true: 2}[keep]; sawManaged != want {
-					t.Errorf("the transform saw managedFields on %d objects, want %d", sawManaged, want)
+				if want := map[bool]int32{false: 0, true: 2}[keep]; sawManaged.Load() != want {
+					t.Errorf("the transform saw managedFields on %d objects, want %d", sawManaged.Load(), want)
 				}
 			})
 		})
@@ -459,9 +461,14 @@ func TestFactoryIndexersAndOnErrorPerCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		api := newFakeAPI(gadgetState{"a", "g1", "red", "web"}, gadgetState{"a", "g2", "blue", "db"})
 		api.forbidden["secret"] = true
+		var mu sync.Mutex // the OnErrors run on the informers' goroutines
 		var factoryErrs []string
 		opts := quietOpts()
-		opts.OnError = func(name string, err error) { factoryErrs = append(factoryErrs, name) }
+		opts.OnError = func(name string, err error) {
+			mu.Lock()
+			factoryErrs = append(factoryErrs, name)
+			mu.Unlock()
+		}
 		f := newFakeFactory(t, api, opts)
 		defer f.Shutdown()
 		ctx, cancel := context.WithCancel(t.Context())
@@ -481,26 +488,28 @@ func TestFactoryIndexersAndOnErrorPerCaller(t *testing.T) {
 			}
 		}
 
-		var errs [2]int
-		one := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "secret", OnError: func(error) { errs[0]++ }})
-		two := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "secret", OnError: func(error) { errs[1]++ }})
+		var errs [2]atomic.Int32
+		one := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "secret", OnError: func(error) { errs[0].Add(1) }})
+		two := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "secret", OnError: func(error) { errs[1].Add(1) }})
 		defer two.Release()
 		time.Sleep(time.Minute) // the reflector retries the 403 with backoff
 		synctest.Wait()
-		if errs[0] == 0 || errs[1] == 0 {
-			t.Fatalf("OnError calls %v, want some for each caller", errs)
+		if errs[0].Load() == 0 || errs[1].Load() == 0 {
+			t.Fatalf("OnError calls %d and %d, want some for each caller", errs[0].Load(), errs[1].Load())
 		}
+		mu.Lock()
 		if len(factoryErrs) == 0 || factoryErrs[0] != "gadgets.example.com/v1 in secret" {
 			t.Errorf("the factory's OnError heard %q", factoryErrs)
 		}
+		mu.Unlock()
 		one.Release()
-		before := errs
+		before := [2]int32{errs[0].Load(), errs[1].Load()}
 		time.Sleep(5 * time.Minute)
 		synctest.Wait()
-		if errs[0] != before[0] {
-			t.Errorf("a released caller's OnError was called %d more times", errs[0]-before[0])
+		if n := errs[0].Load(); n != before[0] {
+			t.Errorf("a released caller's OnError was called %d more times", n-before[0])
 		}
-		if errs[1] == before[1] {
+		if errs[1].Load() == before[1] {
 			t.Error("the remaining caller's OnError heard nothing more")
 		}
 	})
