@@ -1,0 +1,89 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/informer-go/informer/events"
+	"github.com/informer-go/informer/internal/kubetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+// TestLiveRecorder: against kube-apiserver, the events the Recorder
+// writes pass the API's validation (a Normal and a Warning, a
+// cluster-scoped object's in "default"), and five repeats are one Event
+// with series.count 5.
+func TestLiveRecorder(t *testing.T) {
+	cfg := kubetest.Config(t)
+	rest := kubetest.NewREST(t, cfg)
+	rest.Must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]string{"name": "events-live"}})
+	body := rest.Must("POST", "/api/v1/namespaces/events-live/configmaps", map[string]any{"metadata": map[string]string{"name": "settings"}})
+	var obj ConfigMap
+	if err := json.Unmarshal(body, &obj); err != nil {
+		t.Fatal(err)
+	}
+
+	ec, err := events.NewEventClient(cfg, events.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := events.NewRecorder(ec, events.Options{ReportingController: "example.com/mirror", SeriesInterval: time.Second, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- rec.Run(ctx) }()
+	ref := events.Ref(configMaps, &obj)
+	for range 5 {
+		rec.Eventf(ref, nil, events.Normal, "Mirrored", "Update", "copied from src/settings")
+	}
+	rec.Eventf(ref, nil, events.Warning, "Failed", "Update", "could not copy: %s", "denied")
+	rec.Eventf(events.ObjectReference{APIVersion: "v1", Kind: "Node", Name: "node-1"}, nil, events.Normal, "Seen", "Watch", "")
+
+	var list struct{ Items []events.Event }
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_ = json.Unmarshal(rest.Must("GET", "/apis/events.k8s.io/v1/namespaces/events-live/events", nil), &list)
+		counts := map[string]int32{}
+		for _, e := range list.Items {
+			c := int32(1)
+			if e.Series != nil {
+				c = e.Series.Count
+			}
+			counts[e.Reason] = c
+			if e.Regarding.UID != obj.UID || e.ReportingController != "example.com/mirror" || e.ReportingInstance == "" {
+				t.Fatalf("event %+v does not name the object and controller", e)
+			}
+		}
+		if len(list.Items) == 2 && counts["Mirrored"] == 5 && counts["Failed"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %+v; want Mirrored counted 5 and one Failed (stats %+v)", list.Items, rec.Stats())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var nodes struct{ Items []events.Event }
+	_ = json.Unmarshal(rest.Must("GET", "/apis/events.k8s.io/v1/namespaces/default/events", nil), &nodes)
+	if len(nodes.Items) != 1 || nodes.Items[0].Regarding.Name != "node-1" {
+		t.Errorf("the cluster-scoped object's event: %+v", nodes.Items)
+	}
+	cancel()
+	<-done
+	if st := rec.Stats(); st.Failed != 0 || st.Recorded != 3 || st.Counted != 4 {
+		t.Errorf("stats %+v; want 3 recorded, 4 counted, none failed", st)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", p)
+	return len(p), nil
+}
