@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -248,5 +250,43 @@ func TestPollWatchFromAnOldVersionExpires(t *testing.T) {
 			t.Errorf("watch from 2: %q, want the change to 3", evs)
 		}
 		w.Close()
+	})
+}
+
+// TestPollReportsAddsAndDeletes: a poll reports an object new to the list
+// as added, one gone from it as deleted (with its last state), and one
+// whose version changed as modified; a bookmark at the new list's version
+// ends them.
+func TestPollReportsAddsAndDeletes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		item := func(name string, rv int) string {
+			return fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"shop","resourceVersion":"%d"},"count":%d}`, name, rv, rv)
+		}
+		list := func(rv int, items ...string) string {
+			return fmt.Sprintf(`{"metadata":{"resourceVersion":"%d"},"items":[%s]}`, rv, strings.Join(items, ","))
+		}
+		p := &polledService{body: list(2, item("a", 1), item("b", 2))}
+		src := newPolledSource(t, p)
+		page, err := src.List(t.Context(), informer.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: page.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		pr := readPolls(w)
+		p.set(list(5, item("b", 4), item("c", 5)), "")
+		afterPoll()
+		evs := pr.take()
+		if len(evs) != 4 || evs[3] != "BOOKMARK" {
+			t.Fatalf("events %q, want three changes and a bookmark", evs)
+		}
+		changes := evs[:3]
+		slices.Sort(changes)
+		if want := []string{"ADDED c count=5", "DELETED a count=1", "MODIFIED b count=4"}; !slices.Equal(changes, want) {
+			t.Errorf("changes %q, want %q", changes, want)
+		}
 	})
 }
