@@ -90,7 +90,7 @@ func (s *Source[T]) poll(ctx context.Context, opts informer.WatchOptions) (infor
 		return nil, &StatusError{Op: "poll", Path: redact(s.opts.ListURL), Code: http.StatusGone, Expired: true}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &pollWatcher[T]{s: s, ctx: ctx, cancel: cancel, base: last}, nil
+	return &pollWatcher[T]{s: s, ctx: ctx, cancel: cancel, base: last, heartbeat: opts.Heartbeat}, nil
 }
 
 // pollWatcher is the Watcher of poll mode. Every event of one poll
@@ -104,6 +104,9 @@ type pollWatcher[T informer.Object] struct {
 	base   *snapshot[T]
 	queue  []informer.Event[T]
 	next   *snapshot[T] // committed when its bookmark is handed out
+	// heartbeat is WatchOptions.Heartbeat (nil: none), called for a poll
+	// that finds nothing new: the service answers.
+	heartbeat func()
 }
 
 func (w *pollWatcher[T]) Close() error {
@@ -159,7 +162,8 @@ func (w *pollWatcher[T]) pollOnce() error {
 			return err
 		}
 		if r.notModified {
-			return nil // nothing changed
+			w.alive() // nothing changed
+			return nil
 		}
 		if first {
 			next.version, next.etag = r.page.ResourceVersion, r.etag
@@ -198,6 +202,7 @@ func (w *pollWatcher[T]) pollOnce() error {
 		if next.version == "" || next.version == from {
 			next.version = from // nothing to tell: only the ETag moves
 			w.commit(next)
+			w.alive()
 			return nil
 		}
 		w.queue = append(w.queue, informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: next.version})
@@ -213,4 +218,11 @@ func (w *pollWatcher[T]) pollOnce() error {
 	w.queue = append(w.queue, informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: next.version})
 	w.next = next
 	return nil
+}
+
+// alive reports a heartbeat, if the reflector asked for them.
+func (w *pollWatcher[T]) alive() {
+	if w.heartbeat != nil {
+		w.heartbeat()
+	}
 }

@@ -107,8 +107,9 @@ type streamWatcher[T informer.Object] struct {
 	sse    *sseReader
 	lines  *lineReader
 	from   string
-	// heartbeat is WatchOptions.Heartbeat: called for an SSE comment or a
-	// blank NDJSON line, which servers send to keep a quiet stream open.
+	// heartbeat is WatchOptions.Heartbeat: called for an SSE comment, a
+	// blank NDJSON line or an event mapped to Ignore, which servers send
+	// to keep a quiet stream open.
 	heartbeat func()
 }
 
@@ -152,11 +153,17 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 
 // ignored reports whether events named name are to be skipped
 // (Options.Types maps the name to Ignore): keep-alives. Like SSE comments
-// and blank NDJSON lines, they show only that the stream is alive (which
-// the reflector is to learn through a heartbeat hook, issue 20 #9).
+// and blank NDJSON lines, they show that the stream is alive: a
+// heartbeat is reported.
 func (w *streamWatcher[T]) ignored(name []byte) bool {
 	t, ok := w.s.opts.eventType(name)
-	return ok && t == Ignore
+	if ok && t == Ignore {
+		if w.heartbeat != nil {
+			w.heartbeat()
+		}
+		return true
+	}
+	return false
 }
 
 func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
