@@ -80,8 +80,8 @@ type DecodeError struct {
 	Where string
 	// Reason is the decoder's error, without the input.
 	Reason string
-	// Err is the cause when it is one of this package's sentinels
-	// (ErrNoKey), for errors.Is.
+	// Err is the cause when it is a sentinel (this package's ErrNoKey,
+	// informer.ErrUnknownEventType), for errors.Is.
 	Err error
 }
 

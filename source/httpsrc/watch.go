@@ -227,7 +227,10 @@ func (w *streamWatcher[T]) event(name, data []byte, rv string, where int64) (inf
 	}
 	t, ok := w.s.opts.eventType(name)
 	if !ok {
-		return informer.Event[T]{}, badEvent(where, fmt.Sprintf("%v: %.40q", informer.ErrUnknownEventType, name))
+		// ErrUnknownEventType for errors.Is: a reflector skips such an
+		// event as carrying no change, not as a lost one.
+		return informer.Event[T]{}, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: eventAt(where),
+			Reason: fmt.Sprintf("%v: %.40q", informer.ErrUnknownEventType, name), Err: informer.ErrUnknownEventType})
 	}
 	if t == informer.EventBookmark {
 		if rv == "" {
