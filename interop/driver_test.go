@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -100,6 +101,13 @@ func (d *driver) del(key string) int64 {
 func (d *driver) drop() {
 	d.t.Helper()
 	d.do(http.MethodPost, "/admin/drop", nil, http.StatusNoContent, nil)
+}
+
+// garble makes the service send its next n changes with their data cut
+// in half.
+func (d *driver) garble(n int) {
+	d.t.Helper()
+	d.do(http.MethodPost, "/admin/garble?n="+strconv.Itoa(n), nil, http.StatusNoContent, nil)
 }
 
 // list returns the service's list, and remembers its states (a restarted

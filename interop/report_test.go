@@ -21,6 +21,7 @@ type figures struct {
 	writes            []time.Duration // the same for each single write after it
 	calls             int             // handler calls
 	errors, badEvents int
+	warnings          int // log records at WARN and above
 	firstErrors       []string
 }
 
@@ -35,9 +36,9 @@ func (f figures) line() string {
 		slices.Sort(w)
 		med, worst = w[len(w)/2], w[len(w)-1]
 	}
-	return fmt.Sprintf("%-8s %-22s %-4s %6.2fs  %4d writes %d drops %d restarts  last write→WaitForResourceVersion %7s  single writes (n=%d) median %7s max %7s  %4d handler calls  %3d errors (%d bad events)",
+	return fmt.Sprintf("%-8s %-22s %-4s %6.2fs  %4d writes %d drops %d restarts  last write→WaitForResourceVersion %7s  single writes (n=%d) median %7s max %7s  %4d handler calls  %3d errors (%d bad events)  %3d WARN records",
 		f.stack, f.scenario, status, f.total.Seconds(), f.mutations, f.drops, f.restarts,
-		round(f.lastWrite), len(f.writes), round(med), round(worst), f.calls, f.errors, f.badEvents)
+		round(f.lastWrite), len(f.writes), round(med), round(worst), f.calls, f.errors, f.badEvents, f.warnings)
 }
 
 func round(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }

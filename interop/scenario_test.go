@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,10 +38,19 @@ type scenario struct {
 	// seen one; waits are for the last create or update, and the churn's
 	// tail ends with an update.
 	unversionedDeletes bool
+	// garble is how many changes, from the churn's middle on, the service
+	// sends with their data cut in half.
+	garble int
 	// writes are single writes after the churn, each waited for and
 	// timed; quiet is the silence before each (keep-alives only).
 	writes int
 	quiet  time.Duration
+	// liveness checks, after each silence, that the informer's Health
+	// saw the keep-alives (issue 20 #9).
+	liveness bool
+	// tolerate accepts errors the scenario causes on purpose, beside
+	// those of drops and restarts.
+	tolerate func(error) bool
 }
 
 // flagTypes names the services' event types, and gin's keep-alive
@@ -102,9 +112,23 @@ var scenarios = []scenario{
 	{name: "ndjson-gzip", format: "ndjson", server: serverOptions{gzip: true}, mutations: 60, drops: 1, writes: 5},
 	// Quiet streams: keep-alives only between single writes (gin's
 	// "event: ping", mapped to httpsrc.Ignore: #10; FastAPI's ": ping"
-	// comments with CRLF line ends; blank NDJSON lines).
+	// comments with CRLF line ends; blank NDJSON lines), which the
+	// informer's Health counts as signs of life (#9).
 	{name: "sse-quiet", format: "sse", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond},
-	{name: "ndjson-quiet", format: "ndjson", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond},
+	{name: "ndjson-quiet", format: "ndjson", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond, liveness: true},
+	// A restart after which the service answers an old version with a
+	// "reset" event and the end of the stream, an expiry the options do
+	// not name: watches that keep ending without delivering escalate to
+	// a relist (#6).
+	{name: "sse-reset-event", format: "sse", server: serverOptions{resetEvent: true}, mutations: 60, restart: true, writes: 3,
+		tolerate: func(err error) bool { return errors.Is(err, informer.ErrUnknownEventType) }},
+	// A run of changes whose data is cut in half: each is reported and
+	// skipped, and after a bounded number the reflector lists again, since
+	// a skipped change is a lost one (#7).
+	{name: "sse-garbled", format: "sse", mutations: 60, garble: 20, writes: 3,
+		tolerate: func(err error) bool {
+			return errors.Is(err, informer.ErrBadEvent) || strings.Contains(err.Error(), "too many unreadable events")
+		}},
 }
 
 // errCounter counts the errors an informer reports. Drops and restarts
@@ -112,6 +136,7 @@ var scenarios = []scenario{
 // because the service went away) and an expired version after a restart
 // (ErrExpired). Any other is unexpected: the services are well-behaved.
 type errCounter struct {
+	tolerate   func(error) bool
 	mu         sync.Mutex
 	n          int
 	badEvents  int
@@ -127,7 +152,8 @@ func (c *errCounter) add(err error) {
 		c.badEvents++
 	}
 	if !errors.Is(err, informer.ErrExpired) && !errors.Is(err, informer.ErrTransport) &&
-		!strings.Contains(err.Error(), "watch ended at once without an event") && len(c.unexpected) < 5 {
+		!strings.Contains(err.Error(), "watch ended at once without an event") &&
+		(c.tolerate == nil || !c.tolerate(err)) && len(c.unexpected) < 5 {
 		c.unexpected = append(c.unexpected, err.Error())
 	}
 	if len(c.first) < 10 {
@@ -180,10 +206,11 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := &errCounter{}
+	errs := &errCounter{tolerate: sc.tolerate}
+	warnings := &warnCounter{}
 	inf := informer.New(src, informer.Options[*Flag]{
 		OnError: errs.add,
-		Logger:  slog.New(slog.DiscardHandler),
+		Logger:  slog.New(warnings),
 		Reflector: informer.ReflectorOptions{
 			Backoff: informer.Backoff{Initial: 20 * time.Millisecond, Max: 500 * time.Millisecond},
 		},
@@ -254,6 +281,9 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 			d.drop()
 			fig.drops++
 		}
+		if sc.garble > 0 && i == sc.mutations/2 {
+			d.garble(sc.garble)
+		}
 		if sc.restart && i == sc.mutations*2/3 {
 			next := opts
 			next.startVersion, next.flags, next.seed = d.last+1000, 8, 2
@@ -296,6 +326,9 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 	for i := range sc.writes {
 		if sc.quiet > 0 {
 			time.Sleep(sc.quiet) // real silence, with the service's keep-alives
+			if h := inf.Health(); sc.liveness && (h.LastActivity.IsZero() || h.SinceActivity > 4*sc.server.ping) {
+				t.Errorf("after %s of keep-alives every %s, Health says the last sign of life was %s ago: %s", sc.quiet, sc.server.ping, h.SinceActivity, h)
+			}
 		}
 		key := keys[i%len(keys)]
 		f := d.put(key, i%2 == 0, i, !present[key])
@@ -308,6 +341,7 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 	checkConverged(t, d, inf, rec, "at the end")
 	var unexpected []string
 	fig.errors, fig.badEvents, unexpected, fig.firstErrors = errs.get()
+	fig.warnings = int(warnings.n.Load())
 	_, _, fig.calls = rec.view()
 	for _, e := range unexpected {
 		t.Errorf("reported, though neither a drop nor a restart explains it: %s", e)
@@ -353,3 +387,12 @@ func checkConverged(t *testing.T, d *driver, inf *informer.Informer[*Flag], rec 
 }
 
 func version(v int64) string { return strconv.FormatInt(v, 10) }
+
+// warnCounter is a slog.Handler that counts the records at WARN and above
+// and drops everything.
+type warnCounter struct{ n atomic.Int64 }
+
+func (w *warnCounter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnCounter) Handle(context.Context, slog.Record) error    { w.n.Add(1); return nil }
+func (w *warnCounter) WithAttrs([]slog.Attr) slog.Handler           { return w }
+func (w *warnCounter) WithGroup(string) slog.Handler                { return w }

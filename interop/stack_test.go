@@ -22,6 +22,7 @@ type serverOptions struct {
 	flags, seed  int           // seeded flags and their contents
 	gzip         bool          // the stack's compression middleware
 	ping         time.Duration // keep-alives on quiet streams
+	resetEvent   bool          // a "reset" event, not 410, for versions outside the history
 }
 
 // service is one running flag service.
@@ -67,7 +68,7 @@ func startGin(t *testing.T, opts serverOptions) service {
 func (g *ginService) URL() string { return "http://" + g.addr }
 
 func (g *ginService) serve(l net.Listener, opts serverOptions) {
-	svc := ginflags.New(ginflags.Config{StartVersion: opts.startVersion, Flags: opts.flags, Seed: opts.seed, Gzip: opts.gzip, Ping: opts.ping})
+	svc := ginflags.New(ginflags.Config{StartVersion: opts.startVersion, Flags: opts.flags, Seed: opts.seed, Gzip: opts.gzip, Ping: opts.ping, ResetEvent: opts.resetEvent})
 	g.srv = &http.Server{Handler: svc.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	g.done = make(chan struct{})
 	go func(srv *http.Server, done chan struct{}) {
@@ -176,6 +177,9 @@ func (s *fastapiService) startProcess(t *testing.T, opts serverOptions) {
 		"--max-seconds", "300"}
 	if opts.gzip {
 		args = append(args, "--gzip")
+	}
+	if opts.resetEvent {
+		args = append(args, "--reset-event")
 	}
 	if opts.ping > 0 {
 		args = append(args, "--ping", strconv.FormatFloat(opts.ping.Seconds(), 'f', -1, 64))

@@ -9,13 +9,14 @@ sse-starlette's defaults: CRLF line ends and ": ping" comments.
     PUT    /flags/{key}            create or update: {"enabled": true, "rollout": 10}
     DELETE /flags/{key}            delete
     POST   /admin/drop             end every open stream (a load balancer's cut)
+    POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
 
 State is in memory, with one integer version that every write increases;
 the change history starts when the service does, so a client resuming from
 an older version gets 410 Gone and must list again.
 
 The Go tests of this directory run it as
-    python3 flags.py --fd 3 --start-version N --flags K --seed S [--gzip] [--ping SECONDS]
+    python3 flags.py --fd 3 --start-version N --flags K --seed S [--gzip] [--ping SECONDS] [--reset-event]
 on a listening socket they pass as file descriptor 3; it exits when its
 standard input closes (the test ended) or after --max-seconds.
 """
@@ -63,8 +64,13 @@ class Store:
         self.versions = []  # their versions, for bisect
         self.changed = asyncio.Event()
         self.drop = asyncio.Event()
+        self.garble = 0  # how many of the next changes to garble
+        self.garbled = set()  # versions of the garbled changes
 
     def record(self, typ: str, flag: dict, version: int) -> None:
+        if self.garble > 0:
+            self.garbled.add(version)
+            self.garble -= 1
         self.history.append({"type": typ, "flag": flag, "version": version})
         self.versions.append(version)
         self.changed.set()
@@ -74,7 +80,7 @@ class Store:
         return self.history[bisect.bisect_right(self.versions, version):]
 
 
-def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
+def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: bool) -> FastAPI:
     app = FastAPI(title="flags")
     if gzip:
         app.add_middleware(GZipMiddleware)
@@ -112,7 +118,14 @@ def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
         store.drop = asyncio.Event()
         return Response(status_code=204)
 
-    def resume_from(last_event_id: Optional[str], since: Optional[str]) -> int:
+    @app.post("/admin/garble", status_code=204)
+    async def garble_next(n: int):
+        store.garble = n
+        return Response(status_code=204)
+
+    def resume_from(last_event_id: Optional[str], since: Optional[str]) -> Optional[int]:
+        """The version a stream resumes from; None if it is outside the
+        history and the stream is to say so with a reset event."""
         raw = last_event_id if last_event_id is not None else since
         if raw is None:
             return store.version
@@ -121,6 +134,8 @@ def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
         except ValueError:
             raise HTTPException(status_code=400, detail="Last-Event-ID must be an integer")
         if version < store.first or version > store.version:
+            if reset_event:
+                return None
             raise HTTPException(status_code=410, detail=f"version {version} is not in this service's history")
         return version
 
@@ -132,7 +147,10 @@ def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
             for t in tasks:
                 t.cancel()
 
-    async def changes_after(version: int, encode, keep_alive: str):
+    async def changes_after(version: Optional[int], encode, keep_alive: str, reset: str):
+        if version is None:
+            yield reset
+            return
         drop = store.drop
         while True:
             batch = store.after(version)
@@ -150,16 +168,21 @@ def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
 
     def sse(change: dict) -> str:
         data = json.dumps(change["flag"], separators=(",", ":"))
+        if change["version"] in store.garbled:
+            data = data[: len(data) // 2]
         return f"id: {change['version']}\r\nevent: {change['type']}\r\ndata: {data}\r\n\r\n"
 
     def ndjson(change: dict) -> str:
-        return json.dumps(change, separators=(",", ":")) + "\n"
+        line = json.dumps(change, separators=(",", ":"))
+        if change["version"] in store.garbled:
+            line = line[: len(line) // 2]
+        return line + "\n"
 
     @app.get("/flags/events")
     async def events(since: Optional[str] = None, last_event_id: Optional[str] = Header(default=None)):
         version = resume_from(last_event_id, since)
         return StreamingResponse(
-            changes_after(version, sse, ": ping\r\n\r\n"),
+            changes_after(version, sse, ": ping\r\n\r\n", "event: reset\r\ndata: history lost\r\n\r\n"),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache"},
         )
@@ -167,7 +190,9 @@ def create_app(store: Store, gzip: bool, ping: Optional[float]) -> FastAPI:
     @app.get("/flags/changes")
     async def changes(since: Optional[str] = None):
         version = resume_from(None, since)
-        return StreamingResponse(changes_after(version, ndjson, "\n"), media_type="application/x-ndjson")
+        return StreamingResponse(
+            changes_after(version, ndjson, "\n", '{"type":"reset"}\n'), media_type="application/x-ndjson"
+        )
 
     return app
 
@@ -185,6 +210,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gzip", action="store_true")
     p.add_argument("--ping", type=float, default=None, help="keep-alive period of quiet streams, seconds")
+    p.add_argument("--reset-event", action="store_true", help="a reset event, not 410, for versions outside the history")
     p.add_argument("--max-seconds", type=float, default=300)
     args = p.parse_args()
 
@@ -195,7 +221,7 @@ def main() -> None:
 
     async def serve() -> None:
         store = Store(args.start_version, args.flags, args.seed)
-        app = create_app(store, args.gzip, args.ping)
+        app = create_app(store, args.gzip, args.ping, args.reset_event)
         config = uvicorn.Config(app, log_level="warning")
         await uvicorn.Server(config).serve(sockets=[socket.socket(fileno=args.fd)])
 

@@ -13,6 +13,7 @@
 //	PUT    /flags/:key             create or update: {"enabled":true,"rollout":10}
 //	DELETE /flags/:key             delete
 //	POST   /admin/drop             end every open stream (a load balancer's cut)
+//	POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
 package ginflags
 
 import (
@@ -45,6 +46,7 @@ type change struct {
 	Type    string `json:"type"` // flag.created, flag.updated, flag.deleted
 	Flag    Flag   `json:"flag"` // a deletion carries the flag's last state
 	Version int64  `json:"version"`
+	garbled bool   // sent with its data cut in half
 }
 
 // Config configures a Service.
@@ -63,6 +65,10 @@ type Config struct {
 	// streams: "event: ping" with data "keep-alive" in SSE, a blank line
 	// in NDJSON.
 	Ping time.Duration
+	// ResetEvent answers a stream resuming from a version outside the
+	// history with 200 and one "reset" event, then the end of the
+	// stream, instead of 410 Gone.
+	ResetEvent bool
 }
 
 // Service is the flag service. Create it with New.
@@ -75,6 +81,7 @@ type Service struct {
 	history []change
 	changed chan struct{} // closed and replaced at every write
 	drop    chan struct{} // closed and replaced by /admin/drop
+	garble  int           // how many of the next changes to garble
 }
 
 // New returns a service holding cfg.Flags flags, at versions just above
@@ -105,6 +112,7 @@ func (s *Service) Handler() http.Handler {
 	r.PUT("/flags/:key", s.put)
 	r.DELETE("/flags/:key", s.delete)
 	r.POST("/admin/drop", s.dropStreams)
+	r.POST("/admin/garble", s.garbleNext)
 	return r
 }
 
@@ -175,6 +183,10 @@ func (s *Service) delete(c *gin.Context) {
 
 // record appends a change and wakes the streams; s.mu is held.
 func (s *Service) record(ch change) {
+	if s.garble > 0 {
+		ch.garbled = true
+		s.garble--
+	}
 	s.history = append(s.history, ch)
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -184,6 +196,18 @@ func (s *Service) dropStreams(c *gin.Context) {
 	s.mu.Lock()
 	close(s.drop)
 	s.drop = make(chan struct{})
+	s.mu.Unlock()
+	c.Status(http.StatusNoContent)
+}
+
+func (s *Service) garbleNext(c *gin.Context) {
+	n, err := strconv.Atoi(c.Query("n"))
+	if err != nil || n < 0 {
+		c.JSON(http.StatusBadRequest, gin.H{"detail": "n must be a count"})
+		return
+	}
+	s.mu.Lock()
+	s.garble = n
 	s.mu.Unlock()
 	c.Status(http.StatusNoContent)
 }
@@ -224,18 +248,23 @@ func (s *Service) after(since int64) (changes []change, changed, drop <-chan str
 
 // stream runs a change stream from the request's version: write sends
 // the changes, ping a keep-alive.
-func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Writer, ch change), ping func(w io.Writer)) {
+func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Writer, ch change), ping, reset func(w io.Writer)) {
 	since, err := s.since(c)
 	if err != nil {
 		c.JSON(http.StatusBadRequest, gin.H{"detail": err.Error()})
 		return
 	}
-	if _, _, _, ok := s.after(since); !ok {
+	_, _, _, ok := s.after(since)
+	if !ok && !s.cfg.ResetEvent {
 		c.JSON(http.StatusGone, gin.H{"detail": fmt.Sprintf("version %d is not in this service's history", since)})
 		return
 	}
 	c.Header("Content-Type", contentType)
 	c.Header("Cache-Control", "no-cache")
+	if !ok {
+		reset(c.Writer)
+		return
+	}
 	var tick <-chan time.Time
 	if s.cfg.Ping > 0 {
 		t := time.NewTicker(s.cfg.Ping)
@@ -271,16 +300,31 @@ func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Wri
 func (s *Service) events(c *gin.Context) {
 	s.stream(c, "text/event-stream",
 		func(w io.Writer, ch change) {
-			c.Render(-1, sse.Event{Id: strconv.FormatInt(ch.Version, 10), Event: ch.Type, Data: ch.Flag})
+			var data any = ch.Flag
+			if ch.garbled {
+				data = garbled(ch.Flag)
+			}
+			c.Render(-1, sse.Event{Id: strconv.FormatInt(ch.Version, 10), Event: ch.Type, Data: data})
 		},
-		func(w io.Writer) { c.SSEvent("ping", "keep-alive") })
+		func(w io.Writer) { c.SSEvent("ping", "keep-alive") },
+		func(w io.Writer) { c.SSEvent("reset", "history lost") })
 }
 
 func (s *Service) changes(c *gin.Context) {
 	s.stream(c, "application/x-ndjson",
 		func(w io.Writer, ch change) {
 			line, _ := json.Marshal(ch)
+			if ch.garbled {
+				line = line[:len(line)/2]
+			}
 			w.Write(append(line, '\n'))
 		},
-		func(w io.Writer) { io.WriteString(w, "\n") })
+		func(w io.Writer) { io.WriteString(w, "\n") },
+		func(w io.Writer) { io.WriteString(w, `{"type":"reset"}`+"\n") })
+}
+
+// garbled is a flag's JSON cut in half.
+func garbled(f Flag) string {
+	b, _ := json.Marshal(f)
+	return string(b[:len(b)/2])
 }
