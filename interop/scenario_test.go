@@ -114,7 +114,7 @@ var scenarios = []scenario{
 	// "event: ping", mapped to httpsrc.Ignore: #10; FastAPI's ": ping"
 	// comments with CRLF line ends; blank NDJSON lines), which the
 	// informer's Health counts as signs of life (#9).
-	{name: "sse-quiet", format: "sse", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond},
+	{name: "sse-quiet", format: "sse", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond, liveness: true},
 	{name: "ndjson-quiet", format: "ndjson", server: serverOptions{ping: 100 * time.Millisecond}, writes: 3, quiet: 700 * time.Millisecond, liveness: true},
 	// A restart after which the service answers an old version with a
 	// "reset" event and the end of the stream, an expiry the options do
@@ -326,7 +326,7 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 	for i := range sc.writes {
 		if sc.quiet > 0 {
 			time.Sleep(sc.quiet) // real silence, with the service's keep-alives
-			if h := inf.Health(); sc.liveness && (h.LastActivity.IsZero() || h.SinceActivity > 4*sc.server.ping) {
+			if h := inf.Health(); sc.liveness && (h.LastActivity.IsZero() || h.SinceActivity > sc.quiet*2/3) {
 				t.Errorf("after %s of keep-alives every %s, Health says the last sign of life was %s ago: %s", sc.quiet, sc.server.ping, h.SinceActivity, h)
 			}
 		}
