@@ -17,7 +17,7 @@ import (
 // the Source's next request back that long; the error's RetryAfter says
 // it. Another status with Retry-After, and a 5xx without one, hold nothing.
 func TestRetryAfterHoldsBackNextRequest(t *testing.T) {
-	statusWithRetry := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":4},"code":429}`
+	statusWithRetry := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`
 	tests := []struct {
 		name   string
 		code   int
@@ -29,7 +29,7 @@ func TestRetryAfterHoldsBackNextRequest(t *testing.T) {
 	}{
 		{"503 with a Retry-After header, no Status", 503, "3", "upstream busy", "text/plain", 3 * time.Second, 3 * time.Second},
 		{"500 with a Retry-After header", 500, "2", statusJSON(500, "InternalError", "boom"), "application/json", 2 * time.Second, 2 * time.Second},
-		{"429 with retryAfterSeconds in its Status", 429, "", statusWithRetry, "application/json", 4 * time.Second, 4 * time.Second},
+		{"429 with retryAfterSeconds in its Status", 429, "", statusWithRetry, "application/json", time.Second, time.Second},
 		{"500 without Retry-After", 500, "", statusJSON(500, "InternalError", "boom"), "application/json", 0, 0},
 		{"400 with a Retry-After header", 400, "5", statusJSON(400, "BadRequest", "no"), "application/json", 5 * time.Second, 0},
 	}
