@@ -56,20 +56,32 @@ var (
 )
 
 // APIError is an error answered by the server: an HTTP status other than
-// 200 OK, or the ERROR event of a watch. When the body is a
-// Kubernetes Status, Status holds it and Reason and Message come from it;
-// otherwise Message is the start of the body.
+// 2xx (200 OK for a Source), or the ERROR event of a watch. When the body
+// is a Kubernetes Status, Status holds it and Reason and Message come
+// from it; otherwise Message is the start of the body (for a Client's
+// write, not when it looks like JSON, which may echo the object sent).
 //
 // errors.Is matches ErrNotFound, ErrForbidden, ErrUnauthorized,
-// ErrTooManyRequests by code or reason, and informer.ErrExpired for 410
-// Gone and the reasons Expired and Gone (a resourceVersion or continue
-// token too old to serve: the reflector lists again).
+// ErrTooManyRequests, ErrConflict, ErrAlreadyExists, ErrInvalid and
+// ErrGone (informer.ErrExpired) by code or reason (see each), and
+// ErrUnknownOutcome for a 5xx answer to a write of a Client.
+//
+// Its Error text names the operation, the path and the object, and for
+// ErrInvalid lists the fields the server refused with their reasons, but
+// not the server's message, which quotes the refused values: an object's
+// content never reaches a log through an error. Programs find the whole
+// Status, causes and message included, in Status.
 type APIError struct {
-	// Op is what was being done: "list" or "watch".
+	// Op is what was being done: "list" or "watch" for a Source, the
+	// Client's method for a Client ("get", "create", "update", "patch",
+	// "apply", "delete", ...).
 	Op string
 	// Path is the request's path and query (no credentials are ever in
 	// it).
 	Path string
+	// Object names the object of a Client's call, "namespace/name" or
+	// "name"; "" for a Source or a call on a collection.
+	Object string
 	// Code is the HTTP status code, or the Status's code for a watch's
 	// ERROR event.
 	Code int
@@ -91,6 +103,9 @@ type APIError struct {
 	// is not served (ErrResourceNotServed); "" otherwise.
 	Hint   string
 	hintIs error
+	// write is set for a Client's writes: a 5xx answer leaves their
+	// outcome unknown.
+	write bool
 }
 
 // Error describes the error: operation, path, status, reason and message.
@@ -101,6 +116,11 @@ func (e *APIError) Error() string {
 	if e.Path != "" {
 		b.WriteByte(' ')
 		b.WriteString(e.Path)
+	}
+	if e.Object != "" {
+		b.WriteString(" (object ")
+		b.WriteString(e.Object)
+		b.WriteByte(')')
 	}
 	b.WriteString(": ")
 	if e.Code != 0 {
@@ -115,9 +135,15 @@ func (e *APIError) Error() string {
 	if e.Reason != "" && string(e.Reason) != strings.ReplaceAll(http.StatusText(e.Code), " ", "") {
 		fmt.Fprintf(&b, " (%s)", e.Reason)
 	}
-	if e.Message != "" {
+	if causes := e.invalidCauses(); causes != "" {
+		b.WriteString(": ")
+		b.WriteString(causes)
+	} else if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
+	}
+	if e.write && e.Is(ErrUnknownOutcome) {
+		b.WriteString(" (the write may have been applied)")
 	}
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
@@ -130,8 +156,10 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether the error matches target: ErrNotFound, ErrForbidden,
-// ErrUnauthorized, ErrTooManyRequests or informer.ErrExpired, and for an
-// explained 404 ErrClusterScoped or ErrResourceNotServed.
+// ErrUnauthorized, ErrTooManyRequests, ErrConflict, ErrAlreadyExists,
+// ErrInvalid, informer.ErrExpired (ErrGone), ErrUnknownOutcome for a 5xx
+// answer to a Client's write, and for an explained 404 ErrClusterScoped
+// or ErrResourceNotServed.
 func (e *APIError) Is(target error) bool {
 	if e.hintIs != nil && target == e.hintIs {
 		return true
@@ -147,8 +175,62 @@ func (e *APIError) Is(target error) bool {
 		return e.Code == http.StatusTooManyRequests || e.Reason == metav1.StatusReasonTooManyRequests
 	case informer.ErrExpired:
 		return e.Code == http.StatusGone || e.Reason == metav1.StatusReasonExpired || e.Reason == metav1.StatusReasonGone
+	case ErrConflict:
+		return e.Reason == metav1.StatusReasonConflict || (e.Code == http.StatusConflict && e.unknownReason())
+	case ErrAlreadyExists:
+		return e.Reason == metav1.StatusReasonAlreadyExists
+	case ErrInvalid:
+		return e.Reason == metav1.StatusReasonInvalid || (e.Code == http.StatusUnprocessableEntity && e.unknownReason())
+	case ErrUnknownOutcome:
+		return e.write && e.Code >= 500 && e.Code <= 599
 	}
 	return false
+}
+
+// unknownReason reports a Status without a reason of its own (or no
+// Status): the code alone then classifies the error.
+func (e *APIError) unknownReason() bool {
+	return e.Reason == "" || e.Reason == metav1.StatusReasonUnknown
+}
+
+// Causes returns the causes the server gave, such as the fields an
+// ErrInvalid refused (Field, and Type such as FieldValueInvalid; their
+// Message quotes the refused value); nil when it gave none.
+func (e *APIError) Causes() []metav1.StatusCause {
+	if e.Status.Details == nil {
+		return nil
+	}
+	return e.Status.Details.Causes
+}
+
+// invalidCauses describes the causes of an ErrInvalid without their
+// values: "ConfigMap \"a\" is invalid: metadata.name (FieldValueInvalid),
+// data (FieldValueRequired)"; "" for other errors or without causes.
+func (e *APIError) invalidCauses() string {
+	causes := e.Causes()
+	if len(causes) == 0 || !e.Is(ErrInvalid) {
+		return ""
+	}
+	var b strings.Builder
+	if d := e.Status.Details; d.Kind != "" || d.Name != "" {
+		fmt.Fprintf(&b, "%s %q is invalid: ", d.Kind, d.Name)
+	} else {
+		b.WriteString("invalid: ")
+	}
+	for i, c := range causes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if c.Field != "" {
+			b.WriteString(c.Field)
+		} else {
+			b.WriteString("(no field)")
+		}
+		if c.Type != "" {
+			fmt.Fprintf(&b, " (%s)", c.Type)
+		}
+	}
+	return b.String()
 }
 
 // ContentTypeError reports a successful response whose body is not in

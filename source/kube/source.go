@@ -2,10 +2,8 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -403,34 +401,7 @@ func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept str
 // responseError reads an error response into an *APIError, and holds the
 // next requests back for a Retry-After that comes with a 429 or 5xx.
 func (s *Source[T]) responseError(op, path string, resp *http.Response) error {
-	var data []byte
-	if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
-		data, _ = io.ReadAll(io.LimitReader(body, maxErrorBody))
-	}
-	var e *APIError
-	switch formatOf(resp.Header.Get("Content-Type")) {
-	case formatJSON:
-		var st metav1.Status
-		if json.Unmarshal(data, &st) == nil && (st.Kind == "Status" || st.Code != 0 || st.Reason != "") {
-			e = statusError(op, path, resp.StatusCode, &st)
-			e.Code = resp.StatusCode
-		}
-	case formatProtobuf:
-		if st, err := decodeProtobufStatus(data); err == nil {
-			e = statusError(op, path, resp.StatusCode, st)
-			e.Code = resp.StatusCode
-		}
-	}
-	if e == nil {
-		e = &APIError{Op: op, Path: path, Code: resp.StatusCode, Message: snippet(data)}
-	}
-	if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
-		e.RetryAfter = ra
-	}
-	if e.RetryAfter > 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) {
-		s.limiter.holdFor(e.RetryAfter)
-	}
-	return e
+	return readAPIError(op, path, resp, s.limiter, true)
 }
 
 // maxEventSlack is what a watch event may take beyond its object: the

@@ -1,0 +1,223 @@
+package kube
+
+import (
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// faultServer serves h on loopback and returns a Client of widgets for
+// it, and a counter of the requests it received.
+func faultServer(t *testing.T, opts ClientOptions, h func(n int32, w http.ResponseWriter, r *http.Request)) (*Client[*widget], *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		h(n.Add(1), w, r)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	t.Cleanup(srv.Close)
+	if opts.QPS == 0 && opts.RateLimiter == nil {
+		opts.QPS = -1
+	}
+	c, err := NewClient[*widget](&Config{Host: srv.URL}, widgetRes, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &n
+}
+
+// answer writes a JSON body with code.
+func answer(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	io.WriteString(w, body)
+}
+
+func newWidget(name string) *widget {
+	w := &widget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
+	w.Spec.Color = "secret-color"
+	return w
+}
+
+// TestClientFaults sends each write to a server that answers with a
+// fault, and checks the typed error, how often the request was sent, and
+// that the error quotes nothing of the object.
+func TestClientFaults(t *testing.T) {
+	const invalid = `{"kind":"Status","apiVersion":"v1","status":"Failure","code":422,"reason":"Invalid",
+		"message":"Widget.example.com \"a\" is invalid: spec.color: Invalid value: \"secret-color\": not a color",
+		"details":{"name":"a","group":"example.com","kind":"Widget","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"secret-color\": not a color","field":"spec.color"}]}}`
+	tests := []struct {
+		name     string
+		serve    func(n int32, w http.ResponseWriter, r *http.Request)
+		is       []error
+		not      []error
+		requests int32
+		text     string // in the error's text
+	}{
+		{
+			name: "409 conflict",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				answer(w, 409, statusJSON(409, "Conflict", "the object has been modified"))
+			},
+			is: []error{ErrConflict}, not: []error{ErrAlreadyExists, ErrUnknownOutcome}, requests: 1, text: "ns/a",
+		},
+		{
+			name: "409 already exists",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				answer(w, 409, statusJSON(409, "AlreadyExists", `widgets "a" already exists`))
+			},
+			is: []error{ErrAlreadyExists}, not: []error{ErrConflict}, requests: 1,
+		},
+		{
+			name:  "422 with causes",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) { answer(w, 422, invalid) },
+			is:    []error{ErrInvalid}, requests: 1, text: `Widget "a" is invalid: spec.color (FieldValueInvalid)`,
+		},
+		{
+			name: "500",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				answer(w, 500, statusJSON(500, "InternalError", "etcd timed out"))
+			},
+			is: []error{ErrUnknownOutcome}, requests: 1, text: "may have been applied",
+		},
+		{
+			name: "503 with Retry-After",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Retry-After", "1")
+				answer(w, 503, statusJSON(503, "ServiceUnavailable", "shutting down"))
+			},
+			is: []error{ErrUnknownOutcome}, requests: 1,
+		},
+		{
+			name: "connection dropped after the request",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+			},
+			is: []error{ErrUnknownOutcome}, requests: 1,
+		},
+		{
+			name: "HTML error page",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(502)
+				io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+			},
+			is: []error{ErrUnknownOutcome}, requests: 1, text: "502 Bad Gateway",
+		},
+		{
+			name: "JSON error body that is not a Status",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				answer(w, 400, `{"spec":{"color":"secret-color"}}`)
+			},
+			not: []error{ErrUnknownOutcome}, requests: 1, text: "not a Status",
+		},
+		{
+			name: "HTML success page",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				io.WriteString(w, "<html>login</html>")
+			},
+			is: []error{ErrUnexpectedContentType}, requests: 1, text: "the server did it",
+		},
+		{
+			name: "success with a cut body",
+			serve: func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(201)
+				io.WriteString(w, `{"kind":"Widget","metadata":{"name":"a"`)
+			},
+			is: []error{ErrMalformed}, requests: 1, text: "the server did it",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, n := faultServer(t, ClientOptions{}, tt.serve)
+			_, err := c.Create(t.Context(), newWidget("a"), WriteOptions{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, target := range tt.is {
+				if !errors.Is(err, target) {
+					t.Errorf("%v: not %v", err, target)
+				}
+			}
+			for _, target := range tt.not {
+				if errors.Is(err, target) {
+					t.Errorf("%v: is %v", err, target)
+				}
+			}
+			if got := n.Load(); got != tt.requests {
+				t.Errorf("%d requests, want %d", got, tt.requests)
+			}
+			if msg := err.Error(); strings.Contains(msg, "secret-color") || !strings.Contains(msg, tt.text) {
+				t.Errorf("error text %q: want %q in it and nothing of the object", msg, tt.text)
+			}
+		})
+	}
+}
+
+// TestClientTooManyRequests checks that a 429 is repeated after its
+// Retry-After, for a write too (the server refused it without doing it),
+// and that with retries off it is an ErrTooManyRequests with RetryAfter.
+func TestClientTooManyRequests(t *testing.T) {
+	serve := func(n int32, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			answer(w, 429, statusJSON(429, "TooManyRequests", "slow down"))
+			return
+		}
+		answer(w, 201, widgetJSON("ns", "a", "7", "blue"))
+	}
+	c, n := faultServer(t, ClientOptions{}, serve)
+	start := time.Now()
+	got, err := c.Create(t.Context(), newWidget("a"), WriteOptions{})
+	if err != nil || got.ResourceVersion != "7" {
+		t.Fatalf("Create: %v, %v", got, err)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Errorf("repeated after %s, before the Retry-After of 1s", d)
+	}
+	if n.Load() != 2 {
+		t.Errorf("%d requests, want 2", n.Load())
+	}
+
+	c, n = faultServer(t, ClientOptions{MaxRetries: -1}, serve)
+	_, err = c.Create(t.Context(), newWidget("a"), WriteOptions{})
+	var ae *APIError
+	if !errors.Is(err, ErrTooManyRequests) || !errors.As(err, &ae) || ae.RetryAfter != time.Second || n.Load() != 1 {
+		t.Errorf("without retries: %v (%d requests), want ErrTooManyRequests with RetryAfter 1s", err, n.Load())
+	}
+}
+
+// TestClientReadRetried checks that a Get is repeated after a 503 and a
+// dropped connection, which leave a write alone.
+func TestClientReadRetried(t *testing.T) {
+	c, n := faultServer(t, ClientOptions{}, func(n int32, w http.ResponseWriter, _ *http.Request) {
+		switch n {
+		case 1:
+			answer(w, 503, statusJSON(503, "ServiceUnavailable", "starting"))
+		case 2:
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		default:
+			answer(w, 200, widgetJSON("ns", "a", "7", "blue"))
+		}
+	})
+	got, err := c.Get(t.Context(), "ns", "a", GetOptions{})
+	if err != nil || got.Spec.Color != "blue" || n.Load() != 3 {
+		t.Errorf("Get: %v, %v after %d requests, want the widget after 3", got, err, n.Load())
+	}
+}

@@ -1,0 +1,161 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// call is one request of a Client.
+type call struct {
+	op          string // "get", "create", ... for errors
+	method      string
+	path        string // below the server's base path, escaped
+	query       url.Values
+	body        []byte // nil for none
+	contentType string // of body
+	accept      string
+	object      string // "namespace/name" for errors; "" for a collection
+	// write: a failed connection or a 5xx leaves the outcome unknown, and
+	// the request is never repeated after one.
+	write bool
+}
+
+// describe names the call for errors: "create configmaps/v1 ns/name".
+func (c *Client[T]) describe(k *call) string {
+	s := k.op + " " + c.name
+	if k.object != "" {
+		s += " " + k.object
+	}
+	return s
+}
+
+// retryDelay is the wait before repeating a call after a 429 without
+// Retry-After, or a Get or List after a failure, before jitter.
+const retryDelay = time.Second
+
+// send sends k until it gets an answer that is not to be repeated, and
+// returns a 2xx response for the caller to read and close. Everything
+// else is an error: *APIError for the server's refusals; for a write
+// whose request may have reached the server, an error matching
+// ErrUnknownOutcome.
+func (c *Client[T]) send(ctx context.Context, k *call) (*http.Response, error) {
+	target := c.base + k.path
+	if len(k.query) > 0 {
+		target += "?" + k.query.Encode()
+	}
+	errPath := c.basePath + k.path
+	if len(k.query) > 0 {
+		errPath += "?" + k.query.Encode()
+	}
+	for attempt := 0; ; attempt++ {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("kube: %s: waiting for the rate limiter: %w", c.describe(k), err)
+		}
+		var body *bytes.Reader
+		if k.body != nil {
+			body = bytes.NewReader(k.body)
+		}
+		var req *http.Request
+		var err error
+		if body != nil {
+			req, err = http.NewRequestWithContext(ctx, k.method, target, body)
+		} else {
+			req, err = http.NewRequestWithContext(ctx, k.method, target, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+		}
+		req.Header.Set("Accept", k.accept)
+		if k.contentType != "" {
+			req.Header.Set("Content-Type", k.contentType)
+		}
+		if c.gzip {
+			req.Header.Set("Accept-Encoding", "gzip")
+		}
+		if c.opts.UserAgent != "" {
+			req.Header.Set("User-Agent", c.opts.UserAgent)
+		}
+		resp, err := c.client.Do(req)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				ue.URL = redactedURL(ue.URL)
+			}
+			switch {
+			case errors.Is(err, ErrRedirect):
+				// Refused by checkRedirect before following it: the
+				// first request was answered with a redirect, not done.
+				return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+			case k.write:
+				// Sent, perhaps only in part: net/http repeats by itself
+				// only a request of which nothing was written.
+				return nil, fmt.Errorf("kube: %s: %w: %w", c.describe(k), ErrUnknownOutcome, errors.Join(contextError(ctx), err))
+			case contextError(ctx) != nil:
+				return nil, fmt.Errorf("kube: %s: %w", c.describe(k), contextError(ctx))
+			case attempt < c.opts.MaxRetries:
+				if err := c.sleep(ctx, retryDelay); err != nil {
+					return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+				}
+				continue
+			}
+			return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			return resp, nil
+		}
+		e := readAPIError(k.op, errPath, resp, c.limiter, !k.write)
+		resp.Body.Close()
+		e.Object, e.write = k.object, k.write
+		if attempt < c.opts.MaxRetries && c.repeatable(k, e) {
+			if e.RetryAfter == 0 || e.RetryAfter > maxRetryAfterHold {
+				// Without Retry-After the limiter holds nothing back:
+				// wait here. A longer one than the limiter holds is the
+				// server's to ask; the caller decides.
+				if e.RetryAfter > maxRetryAfterHold {
+					return nil, e
+				}
+				if err := c.sleep(ctx, retryDelay); err != nil {
+					return nil, errors.Join(e, err)
+				}
+			}
+			continue
+		}
+		return nil, e
+	}
+}
+
+// repeatable reports whether a call answered with e may be sent again: any
+// call after a 429 (the server refused it before doing it), a read after
+// 502, 503, 504 or another 5xx with Retry-After.
+func (c *Client[T]) repeatable(k *call, e *APIError) bool {
+	if e.Code == http.StatusTooManyRequests {
+		return true
+	}
+	if k.write {
+		return false
+	}
+	switch e.Code {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return e.Code >= 500 && e.RetryAfter > 0
+}
+
+// sleep waits about d (with up to 25% jitter) or until ctx ends.
+func (c *Client[T]) sleep(ctx context.Context, d time.Duration) error {
+	d += time.Duration(float64(d) * 0.25 * rand.Float64())
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return contextError(ctx)
+	}
+}
