@@ -56,7 +56,7 @@ func IgnoreNotFound(err error) error {
 	return err
 }
 
-// Conflict retries of RetryOnConflict: client-go's retry.DefaultRetry.
+// Conflict retries of RetryOnConflict: client-go's default.
 const (
 	conflictAttempts = 5
 	conflictDelay    = 10 * time.Millisecond
@@ -64,7 +64,7 @@ const (
 
 // RetryOnConflict calls fn until it returns anything but an error
 // matching ErrConflict, at most 5 times, waiting about 10 ms between
-// calls (as client-go's retry.RetryOnConflict with retry.DefaultRetry),
+// calls (as client-go's retry.RetryOnConflict with its default backoff),
 // and returns its last error. fn must read the object afresh each time
 // (a Get, or the informer's cache after WaitForResourceVersion) and apply
 // its change to what it read:

@@ -73,7 +73,7 @@ type DeleteOptions struct {
 // resource), and returns the object as the server stored it: with its
 // UID, resourceVersion and defaults. A name already taken is an
 // *APIError matching ErrAlreadyExists; obj may leave its name to the
-// server by setting GenerateName. obj's apiVersion and kind, when empty,
+// server by setting metadata.generateName. obj's apiVersion and kind, when empty,
 // are sent as the Client's resource has them.
 //
 // Create is never repeated after a failed connection or a 5xx: its error
