@@ -85,7 +85,12 @@ func (a *eventAPI) all() []events.Event {
 	defer a.mu.Unlock()
 	var out []events.Event
 	for _, e := range a.events {
-		out = append(out, *e)
+		c := *e
+		if e.Series != nil {
+			ser := *e.Series // a patch decodes into the stored one
+			c.Series = &ser
+		}
+		out = append(out, c)
 	}
 	return out
 }
