@@ -370,6 +370,11 @@ func checkConverged(t *testing.T, d *driver, inf *informer.Informer[*Flag], rec 
 	defer cancel()
 	rec.waitUntil(ctx, func(held map[string]Flag) bool { return maps.Equal(held, want) })
 	held, orderErrs, _ := rec.view()
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s: applied version %q; %s", when, inf.AppliedResourceVersion(), inf.Health())
+		}
+	}()
 	for name, got := range map[string]map[string]Flag{"cache": cache, "handler": held} {
 		for k, w := range want {
 			if g, ok := got[k]; !ok {
