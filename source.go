@@ -27,6 +27,11 @@ import (
 // Objects: a Source hands over the objects it returns. It must not change an
 // object after returning it; the informer shares it with the cache and every
 // handler.
+//
+// Optional interfaces: a Source that can order its versions implements
+// VersionComparer (WaitForResourceVersion then accepts later versions),
+// and one that keys its objects itself implements KeyedSource (the
+// informer then keys its cache the same way).
 type Source[T Object] interface {
 	// List returns one page of the collection. An empty Continue in the
 	// result means it was the last page.

@@ -19,7 +19,7 @@ const maxMessageBytes = 200
 // maxMessageBytes.
 func errorMessage(contentType string, body []byte) string {
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
+	if err != nil || strings.Contains(mt, "html") {
 		return ""
 	}
 	var msg string
