@@ -37,6 +37,7 @@ type state struct {
 	cont        string // the continue token of the next page; "" the first page
 	pageRetries int    // times the current page was asked again
 	unpaged     bool   // the next list asks for everything in one response
+	paged       bool   // the last list came in several pages, and no watch delivered since
 
 	// Streaming lists.
 	noWatchList bool // list only: streaming lists are off, or the source refused one
@@ -48,6 +49,7 @@ type state struct {
 	stalled      bool // relisting after expiries without progress: lists do not reset the backoff
 	progress     bool // a watch delivered something since the last expiry
 	emptyWatches int  // consecutive watches that ended without delivering anything
+	quick        int  // failures still retried at the initial delay since the last productive watch
 }
 
 // newState is the state a reflector starts in: a streaming list or a
@@ -126,6 +128,10 @@ type action struct {
 	retry int
 }
 
+// quickRetries is how many failures after a productive watch are retried
+// at the initial delay before the backoff grows.
+const quickRetries = 4
+
 // maxEmptyWatches is how many watches in a row may end without delivering
 // anything (at once and cleanly, or stalled) before the reflector lists
 // again: a source that keeps ending its streams may be telling, in a way
@@ -179,7 +185,7 @@ func (s state) waitThen(p phase, w waitKind, a action) (state, action) {
 func (s state) afterList(o outcome) (state, action) {
 	if o.err == nil && o.cont != "" {
 		// The next page.
-		s.cont, s.pageRetries = o.cont, 0
+		s.cont, s.pageRetries, s.paged = o.cont, 0, true
 		return s.to(phaseList, action{})
 	}
 	if o.err == nil {
@@ -269,7 +275,8 @@ func (s state) afterWatch(o outcome) (state, action) {
 // progress resets the backoff; a clean end watches again at once.
 func (s state) afterWatchWith(o outcome, a action) (state, action) {
 	if o.productive {
-		s.failures, s.stalled, s.emptyWatches = 0, false, 0
+		s.failures, s.stalled, s.emptyWatches, s.paged = 0, false, 0, false
+		s.quick = quickRetries
 		a.resetBackoff = true
 	}
 	if o.err == nil {
@@ -299,6 +306,17 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 			s.progress = false
 			return s.to(s.sync(), a)
 		}
+		if expired && s.paged {
+			// The version of a list read in pages was gone before its
+			// watch began: the pages took too long (a failed page
+			// asked again, a slow server), and a list like it would
+			// age as much. List everything in one response, at once,
+			// whose version is as fresh as a list's can be. (Backing
+			// off instead, growing with each such list, left a cache
+			// seconds behind after bursts of errors on later pages.)
+			s.paged, s.unpaged = false, true
+			return s.to(phaseList, a)
+		}
 		if errors.Is(err, errSkippedEvents) {
 			a.report = reportFailure
 			s.failures++
@@ -313,6 +331,15 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 	}
 	s.failures++
 	a.report = reportFailure
+	if s.quick > 0 {
+		// A blip after a healthy run (a burst of 500s, a server
+		// restarting): the first few failures are retried at the
+		// initial delay, as a failed page is asked again, so that the
+		// cache is not left a growing delay behind once it is over;
+		// from then on the backoff grows.
+		s.quick--
+		a.resetBackoff = true
+	}
 	retry := s.phase
 	if retry != phaseWatch {
 		retry = s.sync()

@@ -80,6 +80,8 @@ var states = map[string]state{
 	"watch, progress":                {phase: phaseWatch, progress: true},
 	"watch, stalled":                 {phase: phaseWatch, stalled: true, failures: 1},
 	"watch, 2 empty":                 {phase: phaseWatch, emptyWatches: maxEmptyWatches - 1, failures: 2},
+	"watch after a paged list":       {phase: phaseWatch, paged: true, noWatchList: true},
+	"watch, 1 quick retry left":      {phase: phaseWatch, quick: 1, failures: 3},
 	"wait before list":               {phase: phaseWait, then: phaseList, noWatchList: true},
 	"wait before watch":              {phase: phaseWait, then: phaseWatch},
 	"wait before streaming list":     {phase: phaseWait, then: phaseStreamList},
@@ -103,7 +105,7 @@ var stepTable = []struct {
 	fields []func(state) string
 }{
 	// A List, page by page.
-	{"first page", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "tok" && s.listRV == "0" }, "next page with the token, same version")},
+	{"first page", "page", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "tok" && s.listRV == "0" && s.paged }, "next page with the token, same version")},
 	{"first page", "last page", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.failures == 0 && s.cont == "" }, "listed: failures forgotten")},
 	{"first page", "page failed", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 1 && s.listRV == "0" }, "a failure counted; the same list again")},
 	{"first page", "page expired", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine, wait: waitBackoff}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "expired without progress: from the latest, after a backoff")},
@@ -170,7 +172,7 @@ var stepTable = []struct {
 	{"streaming list, cut 4 times", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
 
 	// Watches.
-	{"watch", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.failures == 0 && s.progress }, "a clean end: watch again at once")},
+	{"watch", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.failures == 0 && s.progress && s.quick == quickRetries }, "a clean end: watch again at once")},
 	{"watch", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.progress }, "open a while counts as progress")},
 	{"watch", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.failures == 0 }, "a blip after progress: resume at once")},
 	{"watch", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 3 }, "a failure without progress backs off, and the backoff grows")},
@@ -207,6 +209,25 @@ var stepTable = []struct {
 	{"watch, 2 empty", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
 	{"watch, 2 empty", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
 
+	{"watch after a paged list", "expired", want{phase: phaseList, op: opList, report: reportRoutine}, cond(func(s state) bool { return s.unpaged && !s.paged && !s.stalled && s.listRV == "" }, "a paged list's version gone before its watch: one unpaged List, at once")},
+	{"watch after a paged list", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.paged }, "")},
+	{"watch after a paged list", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch after a paged list", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch after a paged list", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.paged }, "")},
+	{"watch after a paged list", "out of order", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch after a paged list", "too many bad", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, nil},
+	{"watch after a paged list", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch after a paged list", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+
+	{"watch, 1 quick retry left", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.quick == 0 && s.failures == 4 }, "a failure soon after progress: retried at the initial delay")},
+	{"watch, 1 quick retry left", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"watch, 1 quick retry left", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
+	{"watch, 1 quick retry left", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.quick == quickRetries }, "progress: quick retries again")},
+	{"watch, 1 quick retry left", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, 1 quick retry left", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.quick == quickRetries }, "")},
+	{"watch, 1 quick retry left", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.quick == 1 }, "")},
+	{"watch, 1 quick retry left", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, 1 quick retry left", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
 	// Waits.
 	{"wait before list", "waited", want{phase: phaseList, op: opList}, nil},
 	{"wait before watch", "waited", want{phase: phaseWatch, op: opWatch}, nil},

@@ -255,3 +255,84 @@ func TestHealth(t *testing.T) {
 		}
 	})
 }
+
+// A burst of errors on a later page of a List delays the list (the page is
+// asked again), so that its version can be gone by the time its watch
+// starts. The relist that follows must not back off, growing, each time:
+// under bursts that hit list after list, that left a cache seconds behind
+// (4.5 s in one chaos run). One unpaged List, at once, gets a fresh version.
+func TestExpiredAfterARetriedPageRelistsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 10)
+		src := spy(mem)
+		lists, failed := 0, 0
+		src.afterList = func(call int, p page, err error) (page, error) {
+			if src.listCalls()[call].opts.Continue == "" {
+				lists++
+				return p, err
+			}
+			if failed >= lists || lists > 6 {
+				return p, err
+			}
+			// In each of the first 6 lists, the first answer for a later
+			// page is a 500, and the list's version will be gone when its
+			// watch starts.
+			failed = lists
+			mem.FailWatches(1, fmt.Errorf("410 Gone: %w", informer.ErrExpired))
+			return page{}, errors.New("500 Internal Server Error")
+		}
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{PageSize: 4})
+		start := time.Now()
+		runReflector(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		var opened time.Time
+		for _, w := range src.watchCalls() {
+			if w.err == nil {
+				opened = w.at
+				break
+			}
+		}
+		if d := opened.Sub(start); opened.IsZero() || d > time.Second {
+			t.Errorf("the first watch that opened did %v after the start (lists %d, watches %d): want well under a second", d, len(src.listCalls()), len(src.watchCalls()))
+		}
+	})
+}
+
+// A burst of failures right after a healthy run (a server restarting, a
+// burst of 500s) is retried at the initial delay a few times before the
+// backoff grows: with a growing backoff, short bursts that the reconnects
+// happened to hit one after another left a cache seconds behind after the
+// last of them (4 s in the chaos suite's "500 bursts during paged lists").
+func TestFailuresAfterAHealthyRunRetryQuickly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2)
+		src := spy(mem)
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{})
+		runReflector(t, r)
+		time.Sleep(10 * time.Second) // a healthy watch
+		synctest.Wait()
+		mem.FailWatches(5, errors.New("500 Internal Server Error"))
+		mem.DropWatches(errReset)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		w := src.watchCalls()
+		if len(w) != 7 {
+			t.Fatalf("%d watches, want the first, 5 failures and the one after", len(w))
+		}
+		ms := time.Millisecond
+		want := [][2]time.Duration{{0, 1}, {100 * ms, 200 * ms}, {100 * ms, 200 * ms}, {100 * ms, 200 * ms}, {100 * ms, 200 * ms}, {200 * ms, 400 * ms}}
+		for i, g := range want {
+			if i == 0 {
+				continue // the cut watch: resumed at once
+			}
+			if gap := w[i+1].at.Sub(w[i].at); gap < g[0] || gap >= g[1] {
+				t.Errorf("watch %d came %v after the failure, want [%v, %v)", i+2, gap, g[0], g[1])
+			}
+		}
+	})
+}

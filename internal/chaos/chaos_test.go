@@ -58,6 +58,11 @@ var scenarios = []struct {
 	{"clean drops", Faults{DropEvery: 100, Bookmarks: 200 * time.Millisecond}},
 	{"500 bursts", Faults{BurstEvery: 700 * time.Millisecond, BurstFor: 150 * time.Millisecond}},
 	{"429 bursts with Retry-After", Faults{BurstEvery: 1500 * time.Millisecond, BurstFor: 150 * time.Millisecond, Burst429: true}},
+	// Bursts while the informer lists in pages: a cut watch cannot resume
+	// (the history keeps 5 versions, compacted every ~100ms), so every
+	// burst is followed by a paged relist, which the next burst may hit.
+	{"500 bursts during paged lists", Faults{BurstEvery: 700 * time.Millisecond, BurstFor: 150 * time.Millisecond, CompactEvery: 100 * time.Millisecond, KeepHistory: 5}},
+	{"429 bursts during paged lists", Faults{BurstEvery: 1500 * time.Millisecond, BurstFor: 150 * time.Millisecond, Burst429: true, CompactEvery: 100 * time.Millisecond, KeepHistory: 5}},
 	{"compaction and paging", Faults{CompactEvery: 300 * time.Millisecond, KeepHistory: 20, CompactBeforeContinueRate: 0.3, ResetEvery: 300}},
 	{"hostile payloads", Faults{GarbageRate: 0.01, HTMLRate: 0.05, TruncateRate: 0.2, ResetEvery: 400}},
 	{"stalls", Faults{StallRate: 0.002, StallFor: 300 * time.Millisecond, Bookmarks: 100 * time.Millisecond}},
@@ -102,7 +107,11 @@ func TestChaos(t *testing.T) {
 func runKube(t *testing.T, name string, seed uint64, f Faults, d time.Duration) *Result {
 	srv := NewServer(seed, f)
 	defer srv.Close()
-	for i := range 300 {
+	seeded := 300
+	if strings.Contains(name, "paged lists") {
+		seeded = chaosSeedObjects(3000)
+	}
+	for i := range seeded {
 		srv.Write("ADDED", fmt.Sprint("ns-", i%4), fmt.Sprint("seed-", i), 0, strings.Repeat("p", 256))
 	}
 	src, err := kube.New[*Widget](&kube.Config{Host: srv.URL()},
@@ -148,6 +157,14 @@ func runKube(t *testing.T, name string, seed uint64, f Faults, d time.Duration) 
 	}
 	report(t, res)
 	return res
+}
+
+// chaosSeedObjects is CHAOS_OBJECTS, or def.
+func chaosSeedObjects(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("CHAOS_OBJECTS")); err == nil {
+		return n
+	}
+	return def
 }
 
 func firstLine(stack string) string {
