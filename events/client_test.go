@@ -20,7 +20,7 @@ import (
 func TestRecorderOverHTTP(t *testing.T) {
 	server, api := newEventAPI()
 	defer server.Close()
-	ec, err := events.NewEventClient(&kube.Config{Host: server.URL}, events.ClientOptions{})
+	ec, err := events.NewEventClient(&kube.Config{Host: server.URL}, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRecorderOverHTTP(t *testing.T) {
 func TestEventClientErrors(t *testing.T) {
 	server, api := newEventAPI()
 	defer server.Close()
-	ec, _ := events.NewEventClient(&kube.Config{Host: server.URL}, events.ClientOptions{})
+	ec, _ := events.NewEventClient(&kube.Config{Host: server.URL}, kube.ClientOptions{})
 	ctx := context.Background()
 	ev := &events.Event{Regarding: cm("a"), Reason: "R", Action: "A", Type: events.Normal}
 	ev.Namespace, ev.Name = "dst", "a.1"

@@ -3,7 +3,7 @@
 // tells its users of what it did ("Mirrored configmap src/a"), shown by
 // kubectl describe and kubectl events.
 //
-//	ec, _ := events.NewEventClient(cfg, events.ClientOptions{})
+//	ec, _ := events.NewEventClient(cfg, kube.ClientOptions{})
 //	rec, _ := events.NewRecorder(ec, events.Options{ReportingController: "example.com/mirror"})
 //	go rec.Run(ctx)
 //	rec.Eventf(events.Ref(configMaps, cm), nil, events.Normal, "Mirrored", "Update", "copied from %s", src)

@@ -27,7 +27,7 @@ var configMaps = typed.Resource[*ConfigMap]{Version: "v1", Resource: "configmaps
 func Example() {
 	server, api := newEventAPI()
 	defer server.Close()
-	ec, err := events.NewEventClient(&kube.Config{Host: server.URL}, events.ClientOptions{})
+	ec, err := events.NewEventClient(&kube.Config{Host: server.URL}, kube.ClientOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

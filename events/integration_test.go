@@ -10,6 +10,7 @@ import (
 
 	"github.com/informer-go/informer/events"
 	"github.com/informer-go/informer/internal/kubetest"
+	"github.com/informer-go/informer/source/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -28,7 +29,7 @@ func TestLiveRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ec, err := events.NewEventClient(cfg, events.ClientOptions{})
+	ec, err := events.NewEventClient(cfg, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/informer-go/informer/internal/rest"
 	"github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -175,7 +174,7 @@ func (e *Elector) attempt(ctx context.Context, now time.Time, fast bool) (outcom
 	s.RenewTime = ptr(metav1.NewMicroTime(now))
 	updated, err := e.client.Update(ctx, next)
 	switch {
-	case rest.IsConflict(err):
+	case lostTo(err):
 		if cached {
 			// Someone else wrote since: read the lease at once to see who.
 			return e.attempt(ctx, now, false)
@@ -201,7 +200,7 @@ func (e *Elector) create(ctx context.Context, now time.Time) (outcome, error) {
 	}
 	created, err := e.client.Create(ctx, l)
 	switch {
-	case rest.IsConflict(err):
+	case lostTo(err):
 		return lostRace, err
 	case err != nil:
 		return failed, err
@@ -311,4 +310,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// lostTo reports whether a write failed because another candidate wrote
+// first: a 409, for a stale resourceVersion or a name that exists.
+func lostTo(err error) bool {
+	return errors.Is(err, kube.ErrConflict) || errors.Is(err, kube.ErrAlreadyExists)
 }

@@ -3,7 +3,7 @@
 // leader election does, without client-go: an Elector campaigns for the
 // lease and runs a function while it holds it.
 //
-//	lc, _ := leaderelection.NewLeaseClient(cfg, leaderelection.ClientOptions{})
+//	lc, _ := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{})
 //	el, _ := leaderelection.New(lc, leaderelection.Options{Namespace: "kube-system", Name: "my-controller"})
 //	err := el.Run(ctx, func(ctx context.Context) {
 //		// lead until ctx ends

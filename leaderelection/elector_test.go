@@ -105,10 +105,12 @@ func newCandidate(t *testing.T, s *leaseServer, id string, opts leaderelection.O
 	return c
 }
 
-func (c *candidate) start(f *fence) {
+func (c *candidate) start(f *fence) { c.startFn(f.run(c.id)) }
+
+func (c *candidate) startFn(fn func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	go func() { c.done <- c.el.Run(ctx, f.run(c.id)) }()
+	go func() { c.done <- c.el.Run(ctx, fn) }()
 }
 
 func (c *candidate) stop(t *testing.T) {
@@ -188,28 +190,42 @@ func TestPartitionedLeaderStepsDownBeforeTakeover(t *testing.T) {
 }
 
 // TestShutdownReleasesAtOnce: a leader whose Run ends cancels its
-// function (cause ErrStopped), then releases the lease, and a waiting
-// candidate takes it within one jittered RetryPeriod, not LeaseDuration.
+// function (cause ErrStopped), waits for it to return, then releases the
+// lease, and a waiting candidate takes it within one jittered RetryPeriod,
+// not LeaseDuration.
 func TestShutdownReleasesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &leaseServer{}
 		var f fence
 		a := newCandidate(t, s, "a", leaderelection.Options{})
-		a.start(&f)
+		var heldAtEnd string
+		run := f.run("a")
+		a.startFn(func(ctx context.Context) {
+			run(ctx)
+			time.Sleep(time.Second) // winding down
+			heldAtEnd = s.get().Holder()
+		})
 		waitFor(t, time.Second, "first leader", func() bool { return f.leader() == "a" })
 		b := newCandidate(t, s, "b", leaderelection.Options{})
 		b.start(&f)
 		time.Sleep(3 * time.Second)
 		stopped := time.Now()
 		a.stop(t)
+		if d := time.Since(stopped); d != time.Second {
+			t.Errorf("a's Run returned %s after the stop, want 1 s (after its function, which winds down for a second)", d)
+		}
+		if heldAtEnd != "a" {
+			t.Errorf("while a's function wound down the lease was held by %q: released before the function returned", heldAtEnd)
+		}
 		if cause := f.all()[0].cause; !errors.Is(cause, leaderelection.ErrStopped) {
 			t.Errorf("a's context cause %v, want ErrStopped", cause)
 		}
 		if h := s.get().Holder(); h != "" {
 			t.Errorf("after a stopped, the lease is held by %q", h)
 		}
+		released := time.Now()
 		waitFor(t, leaderelection.DefaultRetryPeriod*12/10+time.Millisecond, "takeover", func() bool { return f.leader() == "b" })
-		t.Logf("b took over %s after a stopped", time.Since(stopped))
+		t.Logf("b took over %s after a released the lease", time.Since(released))
 		if got := *s.get().Spec.LeaseTransitions; got != 1 {
 			t.Errorf("leaseTransitions %d, want 1", got)
 		}

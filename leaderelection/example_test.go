@@ -9,6 +9,7 @@ import (
 
 	"github.com/informer-go/informer/leaderelection"
 	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/typed"
 )
 
 // Two replicas of a controller share a Lease: the first leads, and when
@@ -20,7 +21,7 @@ func Example() {
 	server, _ := newLeaseAPI()
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL}
-	leases, err := leaderelection.NewLeaseClient(cfg, leaderelection.ClientOptions{})
+	leases, err := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,4 +64,33 @@ func Example() {
 	// replica-1 stops: leaderelection: stopped
 	// replica-1 Run: context canceled
 	// replica-2 leads; took over within a second: true
+}
+
+// A controller built on a typed.Factory elects its leader through the
+// factory's connection pool. The lease keeps a rate limiter of its own
+// (NewLeaseClient with the factory's HTTP client), so that a burst of the
+// controller's writes never delays a renewal; LeaseClientOf(
+// typed.NewClient(f, leaderelection.Leases)) would share the factory's.
+func ExampleNewLeaseClient() {
+	ctx := context.Background()
+	cfg, err := kube.Default()
+	if err != nil {
+		log.Fatal(err)
+	}
+	hc, err := cfg.HTTPClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, _ := typed.NewFactory(cfg, typed.FactoryOptions{HTTPClient: hc})
+	defer f.Shutdown()
+	leases, _ := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{HTTPClient: hc})
+	el, _ := leaderelection.New(leases, leaderelection.Options{
+		Namespace: "kube-system", Name: "my-controller",
+		OnNewLeader: func(id string) { fmt.Println("leader:", id) },
+	})
+	err = el.Run(ctx, func(ctx context.Context) {
+		f.Start(ctx)
+		// ... reconcile until ctx ends (leadership lost, or shutdown)
+	})
+	fmt.Println(err)
 }

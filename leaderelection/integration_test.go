@@ -16,6 +16,7 @@ import (
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
 	"github.com/informer-go/informer/leaderelection"
+	"github.com/informer-go/informer/source/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -67,7 +68,7 @@ func startLive(t *testing.T, f *fence, lease, id string) *liveCandidate {
 	t.Cleanup(hc.CloseIdleConnections)
 	g := &gate{base: hc.Transport}
 	hc.Transport = g
-	lc, err := leaderelection.NewLeaseClient(cfg, leaderelection.ClientOptions{HTTPClient: hc})
+	lc, err := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
