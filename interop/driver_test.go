@@ -110,6 +110,13 @@ func (d *driver) garble(n int) {
 	d.do(http.MethodPost, "/admin/garble?n="+strconv.Itoa(n), nil, http.StatusNoContent, nil)
 }
 
+// breakStreams makes the service answer its next n stream requests with
+// a 502 HTML page.
+func (d *driver) breakStreams(n int) {
+	d.t.Helper()
+	d.do(http.MethodPost, "/admin/break?n="+strconv.Itoa(n), nil, http.StatusNoContent, nil)
+}
+
 // list returns the service's list, and remembers its states (a restarted
 // service's seeded flags are known only from it).
 func (d *driver) list() (int64, []Flag) {

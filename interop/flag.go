@@ -8,11 +8,14 @@
 // and writes that the tests drive.
 //
 // The tests run each stack through SSE, NDJSON and poll mode, stream
-// drops, a restart that loses the change history, compression middleware
-// and a quiet stream with keep-alives, and check that the cache equals the
-// service's list, that every handler saw each key's states in order, and
-// how long WaitForResourceVersion takes after a write. They are part of
-// ./test.sh; INTEROP_REPORT=file appends their figures to file.
+// drops, a restart that loses the change history (answered with 410 Gone,
+// or with a "reset" event), compression middleware, quiet streams with
+// keep-alives and a run of garbled events, and check that the cache equals
+// the service's list, that a handler saw each key's states in order, that
+// no error is reported that the scenario does not explain, that no
+// goroutine is left, and how long WaitForResourceVersion takes after a
+// write. They are part of ./test.sh; INTEROP_REPORT=file writes their
+// figures to file.
 package interop
 
 import "strconv"

@@ -41,6 +41,10 @@ type scenario struct {
 	// garble is how many changes, from the churn's middle on, the service
 	// sends with their data cut in half.
 	garble int
+	// brokenStreams, at the churn's middle, cuts the stream and fails
+	// that many stream requests (a 502 HTML page) while lists work; the
+	// informer must say so through LastError and Health.
+	brokenStreams int
 	// writes are single writes after the churn, each waited for and
 	// timed; quiet is the silence before each (keep-alives only).
 	writes int
@@ -122,6 +126,14 @@ var scenarios = []scenario{
 	// a relist (#6).
 	{name: "sse-reset-event", format: "sse", server: serverOptions{resetEvent: true}, mutations: 60, restart: true, writes: 3,
 		tolerate: func(err error) bool { return errors.Is(err, informer.ErrUnknownEventType) }},
+	// The stream fails (a proxy's 502 HTML page) while the list works: a
+	// program sees it through Health and LastError, and the informer
+	// recovers when the stream does.
+	{name: "sse-stream-502", format: "sse", mutations: 30, brokenStreams: 5, writes: 3,
+		tolerate: func(err error) bool {
+			var se *httpsrc.StatusError
+			return errors.As(err, &se) && se.Code == http.StatusBadGateway
+		}},
 	// A run of changes whose data is cut in half: each is reported and
 	// skipped, and after a bounded number (8, the reflector's
 	// maxSkippedEvents) on one stream the reflector lists again, since a
@@ -287,6 +299,12 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 		if sc.garble > 0 && i == sc.mutations/2 {
 			d.garble(sc.garble)
 		}
+		if sc.brokenStreams > 0 && i == sc.mutations/2 {
+			waitFor("before breaking the streams")
+			d.breakStreams(sc.brokenStreams)
+			d.drop()
+			checkVisible(t, inf)
+		}
 		if sc.restart && i == sc.mutations*2/3 {
 			next := opts
 			next.startVersion, next.flags, next.seed = d.last+1000, 8, 2
@@ -348,6 +366,26 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 	_, _, fig.calls = rec.view()
 	for _, e := range unexpected {
 		t.Errorf("reported, though neither a drop nor a restart explains it: %s", e)
+	}
+}
+
+// checkVisible waits until the informer says its watch keeps failing:
+// Health unhealthy after 3 failures in a row, LastError naming the 502.
+func checkVisible(t *testing.T, inf *informer.Informer[*Flag]) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		h := inf.Health()
+		if !h.Healthy() {
+			var se *httpsrc.StatusError
+			if err := inf.LastError(); !errors.As(err, &se) || se.Code != http.StatusBadGateway {
+				t.Errorf("Health is unhealthy (%s) but LastError is %v, want the 502", h, err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the watch fails behind a good list, and after 5 s Health still says %s (LastError %v)", h, inf.LastError())
+			return
+		}
 	}
 }
 

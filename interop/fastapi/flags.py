@@ -10,6 +10,7 @@ sse-starlette's defaults: CRLF line ends and ": ping" comments.
     DELETE /flags/{key}            delete
     POST   /admin/drop             end every open stream (a load balancer's cut)
     POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
+    POST   /admin/break?n=K        answer the next K stream requests with a proxy's 502 HTML page
 
 State is in memory, with one integer version that every write increases;
 the change history starts when the service does, so a client resuming from
@@ -34,7 +35,7 @@ from typing import Optional
 import uvicorn
 from fastapi import FastAPI, Header, HTTPException, Response
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
 
@@ -66,6 +67,7 @@ class Store:
         self.drop = asyncio.Event()
         self.garble = 0  # how many of the next changes to garble
         self.garbled = set()  # versions of the garbled changes
+        self.broken = 0  # how many of the next stream requests fail
 
     def record(self, typ: str, flag: dict, version: int) -> None:
         if self.garble > 0:
@@ -122,6 +124,17 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
     async def garble_next(n: int):
         store.garble = n
         return Response(status_code=204)
+
+    @app.post("/admin/break", status_code=204)
+    async def break_next(n: int):
+        store.broken = n
+        return Response(status_code=204)
+
+    def failed_stream() -> Optional[Response]:
+        if store.broken > 0:
+            store.broken -= 1
+            return HTMLResponse("<html><body><h1>502 Bad Gateway</h1></body></html>\n", status_code=502)
+        return None
 
     def resume_from(last_event_id: Optional[str], since: Optional[str]) -> Optional[int]:
         """The version a stream resumes from; None if it is outside the
@@ -180,6 +193,9 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
 
     @app.get("/flags/events")
     async def events(since: Optional[str] = None, last_event_id: Optional[str] = Header(default=None)):
+        failed = failed_stream()
+        if failed:
+            return failed
         version = resume_from(last_event_id, since)
         return StreamingResponse(
             changes_after(version, sse, ": ping\r\n\r\n", "event: reset\r\ndata: history lost\r\n\r\n"),
@@ -189,6 +205,9 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
 
     @app.get("/flags/changes")
     async def changes(since: Optional[str] = None):
+        failed = failed_stream()
+        if failed:
+            return failed
         version = resume_from(None, since)
         return StreamingResponse(
             changes_after(version, ndjson, "\n", '{"type":"reset"}\n'), media_type="application/x-ndjson"

@@ -14,6 +14,7 @@
 //	DELETE /flags/:key             delete
 //	POST   /admin/drop             end every open stream (a load balancer's cut)
 //	POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
+//	POST   /admin/break?n=K        answer the next K stream requests with a proxy's 502 HTML page
 package ginflags
 
 import (
@@ -82,6 +83,7 @@ type Service struct {
 	changed chan struct{} // closed and replaced at every write
 	drop    chan struct{} // closed and replaced by /admin/drop
 	garble  int           // how many of the next changes to garble
+	broken  int           // how many of the next stream requests fail
 }
 
 // New returns a service holding cfg.Flags flags, at versions just above
@@ -113,6 +115,7 @@ func (s *Service) Handler() http.Handler {
 	r.DELETE("/flags/:key", s.delete)
 	r.POST("/admin/drop", s.dropStreams)
 	r.POST("/admin/garble", s.garbleNext)
+	r.POST("/admin/break", s.breakNext)
 	return r
 }
 
@@ -200,16 +203,36 @@ func (s *Service) dropStreams(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-func (s *Service) garbleNext(c *gin.Context) {
-	n, err := strconv.Atoi(c.Query("n"))
-	if err != nil || n < 0 {
+func (s *Service) garbleNext(c *gin.Context) { s.setCount(c, &s.garble) }
+
+func (s *Service) breakNext(c *gin.Context) { s.setCount(c, &s.broken) }
+
+// setCount sets *n to the request's n parameter.
+func (s *Service) setCount(c *gin.Context, n *int) {
+	v, err := strconv.Atoi(c.Query("n"))
+	if err != nil || v < 0 {
 		c.JSON(http.StatusBadRequest, gin.H{"detail": "n must be a count"})
 		return
 	}
 	s.mu.Lock()
-	s.garble = n
+	*n = v
 	s.mu.Unlock()
 	c.Status(http.StatusNoContent)
+}
+
+// failStream answers a stream request with a proxy's error page if it is
+// to fail.
+func (s *Service) failStream(c *gin.Context) bool {
+	s.mu.Lock()
+	fail := s.broken > 0
+	if fail {
+		s.broken--
+	}
+	s.mu.Unlock()
+	if fail {
+		c.Data(http.StatusBadGateway, "text/html; charset=utf-8", []byte("<html><body><h1>502 Bad Gateway</h1></body></html>\n"))
+	}
+	return fail
 }
 
 var errNotInteger = errors.New("Last-Event-ID must be an integer")
@@ -249,6 +272,9 @@ func (s *Service) after(since int64) (changes []change, changed, drop <-chan str
 // stream runs a change stream from the request's version: write sends
 // the changes, ping a keep-alive.
 func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Writer, ch change), ping, reset func(w io.Writer)) {
+	if s.failStream(c) {
+		return
+	}
 	since, err := s.since(c)
 	if err != nil {
 		c.JSON(http.StatusBadRequest, gin.H{"detail": err.Error()})
