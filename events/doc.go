@@ -24,7 +24,7 @@
 //     tokens, refilled one every RefillInterval (5 min); those over the
 //     limit are filtered (Stats.Filtered).
 //
-// A write that fails is tried again (MaxAttempts, 3 in all) unless the
+// A write that fails is tried again (MaxAttempts, 6 in all, over 12.5 s) unless the
 // server refused it as invalid or forbidden; when Run's context ends, what
 // is queued is written within FlushTimeout.
 package events

@@ -3,12 +3,16 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/informer-go/informer/events"
+	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
 	"github.com/informer-go/informer/source/kube"
 )
@@ -87,4 +91,74 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("%s", p)
 	return len(p), nil
+}
+
+// TestLiveRecorderThroughRestart: events recorded while kube-apiserver
+// restarts never make Eventf wait, and are all written once it is back
+// (writes that fail are tried again with backoff).
+func TestLiveRecorderThroughRestart(t *testing.T) {
+	env := kubetest.Need(t)
+	cfg := kubetest.Config(t)
+	rest := kubetest.NewREST(t, cfg)
+	rest.Must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]string{"name": "events-restart"}})
+	ec, err := events.NewEventClient(cfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := events.NewRecorder(ec, events.Options{ReportingController: "example.com/mirror", Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- rec.Run(ctx) }()
+
+	scripts, err := apiserver.Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := exec.Command(filepath.Join(scripts, "restart"), env["KUBE_APISERVER_DIR"])
+	if err := restart.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var slowest time.Duration
+	for i := range 40 {
+		start := time.Now()
+		rec.Eventf(events.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "events-restart", Name: fmt.Sprint("cm-", i)}, nil, events.Normal, "Mirrored", "Update", "")
+		slowest = max(slowest, time.Since(start))
+		time.Sleep(100 * time.Millisecond) // across the restart
+	}
+	if err := restart.Wait(); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	t.Logf("slowest Eventf during the restart: %s", slowest)
+	if slowest > 50*time.Millisecond {
+		t.Errorf("an Eventf took %s while the server restarted", slowest)
+	}
+	var list struct{ Items []events.Event }
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if code, body := rest.Do("GET", "/apis/events.k8s.io/v1/namespaces/events-restart/events", "", nil); code == 200 {
+			_ = json.Unmarshal(body, &list)
+		}
+		// A write whose answer was lost in the restart is written again:
+		// an object may have its event twice.
+		names := map[string]bool{}
+		for _, e := range list.Items {
+			names[e.Regarding.Name] = true
+		}
+		if len(names) == 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events of %d of 40 objects written after the restart (stats %+v)", len(names), rec.Stats())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if st := rec.Stats(); st.Failed != 0 || st.Recorded != 40 {
+		t.Errorf("stats %+v; want 40 recorded, none failed", st)
+	}
+	t.Logf("%d events for 40 objects", len(list.Items))
 }

@@ -25,7 +25,7 @@ const (
 	DefaultSeriesExpiry   = 6 * time.Minute
 	DefaultCacheSize      = 4096
 	DefaultRequestTimeout = 10 * time.Second
-	DefaultMaxAttempts    = 3
+	DefaultMaxAttempts    = 6
 	DefaultFlushTimeout   = 5 * time.Second
 )
 
@@ -74,8 +74,11 @@ type Options struct {
 	// recently observed are forgotten first. 0 means DefaultCacheSize.
 	CacheSize int
 	// RequestTimeout bounds each write (0 means 10 s), and MaxAttempts
-	// the writes of one event (0 means 3), with a backoff from half a
-	// second between them.
+	// the writes of one event (0 means 6), with a backoff between them
+	// that starts at half a second and doubles up to 5 s: 12.5 s in all,
+	// longer than an API server takes to restart. A write whose outcome is
+	// unknown (the connection dropped after sending) is tried again too:
+	// at worst an event is recorded twice.
 	RequestTimeout time.Duration
 	MaxAttempts    int
 	// FlushTimeout bounds the writing of what is still queued when Run's

@@ -196,7 +196,11 @@ func TestFailingServerGivesUp(t *testing.T) {
 		s.set(fail)
 		rec, stop := running(t, s, events.Options{})
 		rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
-		time.Sleep(10 * time.Second)
+		time.Sleep(12 * time.Second)
+		if st := rec.Stats(); st.Failed != 0 {
+			t.Errorf("stats %+v; gave up before 12.5 s", st)
+		}
+		time.Sleep(time.Second)
 		if st := rec.Stats(); st.Failed != 1 || st.Recorded != 0 {
 			t.Errorf("stats %+v; want 1 failed", st)
 		}

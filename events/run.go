@@ -129,7 +129,7 @@ func (r *Recorder) write(ctx context.Context, e *entry, attempts int) bool {
 		case <-ctx.Done():
 			t.Stop()
 		}
-		backoff *= 2
+		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 
