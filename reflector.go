@@ -26,7 +26,8 @@ type Reflector[T Object] struct {
 	lastRV string
 	health health // guarded by mu
 
-	onProgress func() // the sink's Progress, if it has one
+	onProgress func()       // the sink's Progress, if it has one
+	order      versionOrder // the Source's (VersionComparer), or nil
 	lastErr    lastError
 	activity   atomic.Int64 // unix nanoseconds of the last event or heartbeat
 
@@ -40,7 +41,7 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
 	}
-	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger}
+	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger, order: newVersionOrder(src)}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

@@ -314,7 +314,7 @@ func (st *stream[T]) change(ev Event[T]) (outcome, bool) {
 		rv = ev.Object.GetResourceVersion()
 	}
 	v := newVersion(rv)
-	older := v.olderThan(st.last)
+	older := st.r.older(v, st.last)
 	if older && (ev.Type != EventDeleted || ev.ResourceVersion != "") {
 		return st.outcome(&SourceError{Op: st.op, ResourceVersion: st.from,
 			Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, st.last.s)}), true
@@ -351,7 +351,7 @@ func (st *stream[T]) bookmark(ev Event[T]) {
 		st.r.report(&ObjectError{Op: st.op, Err: ErrBookmarkWithoutVersion})
 		return
 	}
-	if v := newVersion(rv); !v.olderThan(st.last) {
+	if v := newVersion(rv); !st.r.older(v, st.last) {
 		st.last = v
 		st.r.setLastRV(rv)
 	}
@@ -373,3 +373,14 @@ func newVersion(s string) version {
 // olderThan reports whether v is older than last, when both are numbers.
 // Opaque versions are never compared.
 func (v version) olderThan(last version) bool { return v.num && last.num && v.n < last.n }
+
+// older reports whether v is older than last: by the Source's order when
+// it has one (VersionComparer: httpsrc's opaque versions, an ETag's hash
+// in decimal say, are then never taken for numbers), else when both are
+// numbers.
+func (r *Reflector[T]) older(v, last version) bool {
+	if r.order != nil {
+		return r.order.older(v.s, last.s)
+	}
+	return v.olderThan(last)
+}

@@ -163,3 +163,54 @@ func TestPollRecordsAnUnchangedList(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// ETags that happen to be decimal numbers (a hash, say) are opaque
+// versions all the same: poll mode's versions may go "down" from one
+// list to the next, and the reflector must neither ignore the new
+// version nor take the next poll's changes for out of order (it guessed
+// that versions that look like numbers are ordered: the version stayed
+// at 500 and every later change forced a relist).
+func TestDecimalETagsAreOpaque(t *testing.T) {
+	var mu sync.Mutex
+	etag, count := `"500"`, 1
+	var unconditional int
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if inm := r.Header.Get("If-None-Match"); inm == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		} else if inm == "" {
+			unconditional++
+		}
+		w.Header().Set("ETag", etag)
+		fmt.Fprintf(w, `[{"metadata":{"name":"a"},"count":%d}]`, count)
+	})
+	src, _ := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL, PollInterval: 5 * time.Millisecond})
+	inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	go inf.Run(ctx)
+	if err := inf.WaitForResourceVersion(ctx, "500"); err != nil {
+		t.Fatal(err)
+	}
+	for i, next := range []string{"300", "200", "900", "100"} {
+		mu.Lock()
+		etag, count = `"`+next+`"`, i+2
+		mu.Unlock()
+		wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+		err := inf.WaitForResourceVersion(wctx, next)
+		wcancel()
+		if err != nil {
+			t.Fatalf("version %s never applied: %v (applied %q)", next, err, inf.AppliedResourceVersion())
+		}
+		if it, _ := inf.Lister().Get("a"); it.Count != i+2 {
+			t.Fatalf("at version %s the cache shows count %d, want %d", next, it.Count, i+2)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if unconditional != 1 {
+		t.Errorf("%d unconditional lists, want 1 (no relist)", unconditional)
+	}
+}
