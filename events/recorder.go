@@ -275,7 +275,7 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 		Action:              action,
 		Reason:              reason,
 		Regarding:           regarding,
-		Related:             related,
+		Related:             clone(related),
 		Note:                truncate(note, maxNoteBytes),
 		Type:                eventtype,
 	}}
@@ -363,4 +363,13 @@ func (r *Recorder) objectMetaLocked(ns, name string, now time.Time) metav1.Objec
 	id := max(now.UnixNano(), r.lastID+1)
 	r.lastID = id
 	return metav1.ObjectMeta{Namespace: ns, Name: name + "." + strconv.FormatInt(id, 16)}
+}
+
+// clone copies a reference the caller may change after Eventf returns.
+func clone(r *ObjectReference) *ObjectReference {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
 }

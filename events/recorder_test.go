@@ -284,3 +284,24 @@ func TestNewRecorderOptions(t *testing.T) {
 		_ = stop()
 	})
 }
+
+// TestRelatedIsCopied: the related reference is the caller's again once
+// Eventf returns; changing it afterwards changes nothing recorded.
+func TestRelatedIsCopied(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, err := events.NewRecorder(s, events.Options{ReportingController: "example.com/test", Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := cm("src")
+		rec.Eventf(cm("a"), &src, events.Normal, "Mirrored", "Update", "")
+		src.Name = "changed"
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = rec.Run(ctx) // writes what is queued
+		if evs := s.all(); len(evs) != 1 || evs[0].Related == nil || evs[0].Related.Name != "src" {
+			t.Errorf("related %+v, want src", evs[0].Related)
+		}
+	})
+}
