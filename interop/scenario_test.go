@@ -126,6 +126,16 @@ var scenarios = []scenario{
 	// a relist (#6).
 	{name: "sse-reset-event", format: "sse", server: serverOptions{resetEvent: true}, mutations: 60, restart: true, writes: 3,
 		tolerate: func(err error) bool { return errors.Is(err, informer.ErrUnknownEventType) }},
+	// A list in pages of 4: Django REST's absolute "next" URL (#12), and
+	// page numbers up to the first empty page.
+	{name: "sse-pages-next-url", format: "sse", options: func(o *httpsrc.Options[*Flag]) {
+		o.ListURL += "?size=4"
+		o.Next = "/next"
+	}, mutations: 60, drops: 1, writes: 3},
+	{name: "ndjson-pages-numbered", format: "ndjson", options: func(o *httpsrc.Options[*Flag]) {
+		o.ListURL += "?size=4"
+		o.Paging = httpsrc.PagingNumber
+	}, mutations: 60, drops: 1, writes: 3},
 	// The stream fails (a proxy's 502 HTML page) while the list works: a
 	// program sees it through Health and LastError, and the informer
 	// recovers when the stream does.

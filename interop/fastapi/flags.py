@@ -4,6 +4,7 @@ GZipMiddleware for compression), with the Server-Sent Events framing of
 sse-starlette's defaults: CRLF line ends and ": ping" comments.
 
     GET    /flags                  {"version": N, "items": [...]}, ETag "N", 304 on If-None-Match
+    GET    /flags?size=M&page=P    page P (from 1) of M flags, with "next": the next page's URL or null
     GET    /flags/events           SSE from the Last-Event-ID header (or ?since=N)
     GET    /flags/changes?since=N  NDJSON: {"type": "flag.updated", "flag": {...}, "version": N}
     PUT    /flags/{key}            create or update: {"enabled": true, "rollout": 10}
@@ -33,7 +34,7 @@ import threading
 from typing import Optional
 
 import uvicorn
-from fastapi import FastAPI, Header, HTTPException, Response
+from fastapi import FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import BaseModel
@@ -88,12 +89,22 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
         app.add_middleware(GZipMiddleware)
 
     @app.get("/flags")
-    async def list_flags(if_none_match: Optional[str] = Header(default=None)):
+    async def list_flags(
+        request: Request,
+        if_none_match: Optional[str] = Header(default=None),
+        size: Optional[int] = Query(default=None, ge=1),
+        page: int = Query(default=1, ge=1),
+    ):
         etag = f'"{store.version}"'
         if if_none_match == etag:
             return Response(status_code=304, headers={"ETag": etag})
         items = [store.flags[k] for k in sorted(store.flags)]
-        return JSONResponse({"version": store.version, "items": items}, headers={"ETag": etag})
+        body = {"version": store.version, "items": items}
+        if size is not None:
+            body["items"] = items[(page - 1) * size : page * size]
+            more = page * size < len(items)
+            body["next"] = str(request.url.include_query_params(page=page + 1)) if more else None
+        return JSONResponse(body, headers={"ETag": etag})
 
     @app.put("/flags/{key}")
     async def put_flag(key: str, body: FlagIn, response: Response):

@@ -8,6 +8,7 @@
 // 410 Gone and must list again.
 //
 //	GET    /flags                  {"version":N,"items":[...]}, ETag "N", 304 on If-None-Match
+//	GET    /flags?size=M&page=P    page P (from 1) of M flags, with "next": the next page's URL or null
 //	GET    /flags/events           SSE from the Last-Event-ID header (or ?since=N)
 //	GET    /flags/changes?since=N  NDJSON: {"type":"flag.updated","flag":{...},"version":N}
 //	PUT    /flags/:key             create or update: {"enabled":true,"rollout":10}
@@ -24,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -134,7 +136,24 @@ func (s *Service) list(c *gin.Context) {
 		c.Status(http.StatusNotModified)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"version": version, "items": items})
+	if c.Query("size") == "" {
+		c.JSON(http.StatusOK, gin.H{"version": version, "items": items})
+		return
+	}
+	size, err1 := strconv.Atoi(c.Query("size"))
+	page, err2 := strconv.Atoi(c.DefaultQuery("page", "1"))
+	if err1 != nil || err2 != nil || size < 1 || page < 1 {
+		c.JSON(http.StatusBadRequest, gin.H{"detail": "size and page must be positive integers"})
+		return
+	}
+	from, to := min((page-1)*size, len(items)), min(page*size, len(items))
+	var next any // null on the last page
+	if to < len(items) {
+		u := url.URL{Scheme: "http", Host: c.Request.Host, Path: c.Request.URL.Path,
+			RawQuery: url.Values{"size": {strconv.Itoa(size)}, "page": {strconv.Itoa(page + 1)}}.Encode()}
+		next = u.String()
+	}
+	c.JSON(http.StatusOK, gin.H{"version": version, "items": items[from:to], "next": next})
 }
 
 type flagBody struct {
