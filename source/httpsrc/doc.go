@@ -90,8 +90,9 @@
 // Type names are mapped by Options.Types, ignoring case (DefaultTypes
 // knows Kubernetes' and the usual verbs, and skips the usual keep-alive
 // events, such as gin's "event: ping": map a name to Ignore to skip it);
-// ignored events are heartbeats, as SSE comments are, and so, in poll
-// mode, is a poll that finds nothing new. A watch asks for no compression (Accept-Encoding: identity): a
+// ignored events are heartbeats, as SSE comments are, and so are
+// bookmarks without a version (a "heartbeat" event with no id) and, in
+// poll mode, a poll that finds nothing new. A watch asks for no compression (Accept-Encoding: identity): a
 // compressing middleware buffers a stream, holding its events back; lists
 // ask for gzip. A version too old for the service is a status in
 // Options.ExpiredStatus (410 by default) or an event named

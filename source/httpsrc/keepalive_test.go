@@ -23,6 +23,10 @@ func TestHeartbeatsFromKeepAlivesAndPolls(t *testing.T) {
 	}{
 		{"SSE keep-alive events", "text/event-stream", "event: ping\ndata: keep-alive\n\nevent: keepalive\ndata: {}\n\n", 2},
 		{"NDJSON pings", "application/x-ndjson", `{"type":"ping"}` + "\n" + `{"type":"keep-alive"}` + "\n", 2},
+		// A bookmark without a version is a keep-alive too, not an
+		// error ("bookmark without resourceVersion").
+		{"SSE heartbeat events without an id", "text/event-stream", "event: heartbeat\ndata: {}\n\nevent: bookmark\ndata: now\n\n", 2},
+		{"NDJSON bookmarks without a version", "application/x-ndjson", `{"type":"heartbeat","object":{}}` + "\n" + `{"type":"BOOKMARK","object":{"metadata":{}}}` + "\n", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -147,7 +147,24 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 		if ev.hasID {
 			rv = ev.id
 		}
-		return w.event([]byte(ev.typ), ev.data, rv, where)
+		e, err := w.event([]byte(ev.typ), ev.data, rv, where)
+		if err == errKeepAlive {
+			w.alive()
+			continue
+		}
+		return e, err
+	}
+}
+
+// errKeepAlive is what event says of a bookmark without a version (a
+// "heartbeat" event with no id, say): no error, and no bookmark, which
+// must carry a version; like a comment, it shows the stream alive.
+var errKeepAlive = errors.New("httpsrc: a bookmark without a version: a keep-alive")
+
+// alive reports a heartbeat, if the reflector asked for them.
+func (w *streamWatcher[T]) alive() {
+	if w.heartbeat != nil {
+		w.heartbeat()
 	}
 }
 
@@ -158,9 +175,7 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 func (w *streamWatcher[T]) ignored(name []byte) bool {
 	t, ok := w.s.opts.eventType(name)
 	if ok && t == Ignore {
-		if w.heartbeat != nil {
-			w.heartbeat()
-		}
+		w.alive()
 		return true
 	}
 	return false
@@ -202,7 +217,11 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		if bytes.EqualFold(name, []byte("BOOKMARK")) && rv == "" {
 			obj, _ := w.s.evObject.find(line)
 			v, _ := pointer{"metadata", "resourceVersion"}.find(obj)
-			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: scalarString(v)}, nil
+			if rv = scalarString(v); rv == "" {
+				w.alive()
+				continue
+			}
+			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: rv}, nil
 		}
 		obj, exact, _ := w.s.evObject.findTail(line)
 		if obj == nil && !strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
@@ -215,6 +234,10 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			if obj, _ = w.s.evObject.find(line); obj != nil {
 				ev, err = w.event(name, obj, rv, where)
 			}
+		}
+		if err == errKeepAlive {
+			w.alive()
+			continue
 		}
 		return ev, err
 	}
@@ -236,6 +259,9 @@ func (w *streamWatcher[T]) event(name, data []byte, rv string, where int64) (inf
 		if rv == "" {
 			v, _ := pointer{"metadata", "resourceVersion"}.find(data)
 			rv = scalarString(v)
+		}
+		if rv == "" {
+			return informer.Event[T]{}, errKeepAlive
 		}
 		return informer.Event[T]{Type: t, ResourceVersion: rv}, nil
 	}
