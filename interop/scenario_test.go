@@ -220,7 +220,9 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	client := &http.Client{Transport: tr}
-	d := newDriver(t, svc.URL(), client)
+	// The driver's requests are bounded: a service that never answers
+	// (a Python process that died at start) fails the test, not hangs it.
+	d := newDriver(t, svc.URL(), &http.Client{Transport: tr, Timeout: 10 * time.Second})
 	d.list()
 
 	o := sourceOptions(svc.URL(), sc.format, client)
@@ -319,6 +321,7 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 			next := opts
 			next.startVersion, next.flags, next.seed = d.last+1000, 8, 2
 			svc.Restart(t, next)
+			tr.CloseIdleConnections() // to the old process: a PUT is not retried on one
 			fig.restarts++
 			_, items := d.list()
 			clear(present)
