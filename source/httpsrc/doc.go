@@ -43,9 +43,10 @@
 //
 // Versions are opaque strings unless Options.NumericVersions says the
 // service's are growing numbers: then the Source orders them
-// (CompareVersions, an informer.VersionComparer), and an informer's
+// (CompareVersions, an informer.VersionComparer): an informer's
 // WaitForResourceVersion returns once the cache has applied the version
-// asked for or a later one. Otherwise it returns only when the informer
+// asked for or a later one, and a stream whose versions go backwards is
+// out of order (the reflector lists again). Otherwise it returns only when the informer
 // sees that very version (in a list, an event or a bookmark): wait for
 // versions the service reports, not for ones it may skip. A version taken
 // from an ETag is the tag's opaque value, without quotes or W/ (so
@@ -133,10 +134,10 @@
 // server's words, when the body is a short message: text, a problem
 // detail, a JSON "detail", "message" or "error"), an undecodable
 // object a *DecodeError that names where it was (item index, byte offset)
-// and never quotes it. One undecodable, nameless or oversized item fails
-// its whole list, which the reflector retries with backoff (a service that
-// keeps serving it keeps the informer from syncing), whereas a bad event in
-// a stream is skipped. So does a list body that is not exactly one JSON
+// and never quotes it. One undecodable, keyless (no name, or no
+// Options.Key) or oversized item fails its whole list, which the
+// reflector retries with backoff (a service that keeps serving it keeps
+// the informer from syncing), whereas a bad event in a stream is skipped. So does a list body that is not exactly one JSON
 // value (cut short, or followed by anything but white space), and a 304
 // Not Modified to a request that was not conditional (a confused proxy):
 // taken as an empty list it would delete every object. Authentication goes in Options.Client's Transport
