@@ -18,7 +18,7 @@ func newTestClient(t *testing.T) (*Client[*configMap], *rest) {
 	t.Helper()
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	c, err := NewClient[*configMap](cfg, configMapsRes, ClientOptions{FieldManager: "client-test"})
+	c, err := NewClient[*configMap](cfg, configMapsRes, ClientOptions{FieldManager: "client-test", QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
