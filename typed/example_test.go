@@ -2,12 +2,14 @@ package typed_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -76,4 +78,38 @@ func Example_dynamic() {
 	for u := range dyn.Lister().Seq(nil) {
 		fmt.Println(u.GetKind(), u.GetNamespace()+"/"+u.GetName())
 	}
+}
+
+// A controller's write through the factory's connection pool and rate
+// limiter, read back from the informer once it has the write.
+func ExampleNewClient() {
+	ctx := context.Background()
+	cfg, _ := kube.Default()
+	f, _ := typed.NewFactory(cfg, typed.FactoryOptions{Namespace: "default"})
+	defer f.Shutdown()
+	cms, _ := typed.Informer(f, configMaps)
+	// With typed/builtin: typed.NewClient(f, builtin.ConfigMaps()), in protobuf.
+	client, err := typed.NewClient(f, configMaps, kube.ClientOptions{FieldManager: "my-controller"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f.Start(ctx)
+	cms.WaitForSync(ctx)
+
+	cm := &ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "default"}, Data: map[string]string{"color": "red"}}
+	written, err := client.Create(ctx, cm, kube.WriteOptions{})
+	if errors.Is(err, kube.ErrAlreadyExists) {
+		written, err = client.Apply(ctx, cm, kube.PatchOptions{Force: true})
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Read your write: the cache has it once the informer has applied its
+	// resourceVersion.
+	if err := cms.Informer().WaitForResourceVersion(ctx, written.ResourceVersion); err != nil {
+		log.Fatal(err)
+	}
+	cached, _ := cms.Lister().Namespace("default")
+	app, _ := cached.Get("app")
+	fmt.Println(app.Data["color"])
 }

@@ -73,7 +73,8 @@ type DeleteOptions struct {
 // resource), and returns the object as the server stored it: with its
 // UID, resourceVersion and defaults. A name already taken is an
 // *APIError matching ErrAlreadyExists; obj may leave its name to the
-// server by setting metadata.generateName. obj's apiVersion and kind, when empty,
+// server by setting metadata.generateName. obj must have no
+// resourceVersion (ErrInvalidArgument). obj's apiVersion and kind, when empty,
 // are sent as the Client's resource has them.
 //
 // Create is never repeated after a failed connection or a 5xx: its error
@@ -84,6 +85,11 @@ func (c *Client[T]) Create(ctx context.Context, obj T, opts WriteOptions) (T, er
 		return zero, err
 	}
 	namespace, name := obj.GetNamespace(), obj.GetName()
+	if obj.GetResourceVersion() != "" {
+		// kube-apiserver refuses it with a 500, which would read as a
+		// write of unknown outcome.
+		return zero, fmt.Errorf("%w: create %s %s: the object has a resourceVersion (%s); a new object has none: clear it", ErrInvalidArgument, c.name, objectKey(namespace, name), obj.GetResourceVersion())
+	}
 	if name == "" {
 		if g, ok := any(obj).(interface{ GetGenerateName() string }); ok && g.GetGenerateName() != "" {
 			name = g.GetGenerateName() + "*"
