@@ -137,9 +137,10 @@
 // and never quotes it. One undecodable, keyless (no name, or no
 // Options.Key) or oversized item fails its whole list, which the
 // reflector retries with backoff (a service that keeps serving it keeps
-// the informer from syncing), whereas a bad event in a stream is skipped. So does a list body that is not exactly one JSON
-// value (cut short, or followed by anything but white space), and a 304
-// Not Modified to a request that was not conditional (a confused proxy):
-// taken as an empty list it would delete every object. Authentication goes in Options.Client's Transport
-// or in Options.Header.
+// the informer from syncing), whereas a bad event in a stream is skipped.
+// So does a list body that is not exactly one JSON value (cut short, or
+// followed by anything but white space), and a 304 Not Modified to a
+// request that was not conditional (a confused proxy): taken as an empty
+// list it would delete every object. Authentication goes in
+// Options.Client's Transport or in Options.Header.
 package httpsrc
