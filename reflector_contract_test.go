@@ -327,3 +327,49 @@ func TestRelistOfObjectsWithoutVersionReachesHandlers(t *testing.T) {
 		}
 	})
 }
+
+// Backoff.Jitter defaults to 1.0: each delay d becomes a value in
+// [d, 2d), so that many clients of one server do not retry in step; a
+// negative Jitter means none.
+func TestBackoffJitterDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		jitter float64
+	}{{"default", 0}, {"none", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mem := memory.New[*item](memory.Options{})
+				mem.FailLists(10, errReset)
+				src := spy(mem)
+				var errs errList
+				b := informer.Backoff{Initial: time.Second, Max: time.Hour, Jitter: tc.jitter, ResetAfter: 100 * time.Hour}
+				r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{Backoff: b})
+				runReflector(t, r)
+				time.Sleep(10 * time.Hour)
+				synctest.Wait()
+				at := listTimes(src)
+				if len(at) != 11 {
+					t.Fatalf("%d lists, want 11", len(at))
+				}
+				jittered := 0
+				d := time.Second
+				for i := 1; i < len(at); i++ {
+					gap := at[i].Sub(at[i-1])
+					if gap < d || gap >= 2*d {
+						t.Fatalf("gap %d is %v, want [%v, %v)", i, gap, d, 2*d)
+					}
+					if gap != d {
+						jittered++
+					}
+					d *= 2
+				}
+				if tc.jitter < 0 && jittered != 0 {
+					t.Fatalf("%d of 10 delays jittered, want none", jittered)
+				}
+				if tc.jitter == 0 && jittered == 0 {
+					t.Fatal("no delay jittered: the default Jitter is 1.0")
+				}
+			})
+		})
+	}
+}
