@@ -1,6 +1,8 @@
 package informer_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -376,6 +378,104 @@ func TestWaitForResourceVersionWaitsForTheCache(t *testing.T) {
 		// A version already passed returns at once.
 		if err := inf.WaitForResourceVersion(t.Context(), "8"); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// A second Run while the first is running returns ErrAlreadyStarted at
+// once, starting nothing: the first goes on alone, each change reaching a
+// handler once.
+func TestSecondRunWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		mustDo(t, src.Create(newItem("ns", "a", "v1")))
+		inf := informer.New(src, quiet[*item](t, nil))
+		h := &recorder{}
+		inf.AddHandler(h, informer.HandlerOptions{})
+		runInformer(t, inf)
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		second := make(chan error, 1)
+		go func() { second <- inf.Run(ctx) }()
+		synctest.Wait()
+		select {
+		case err := <-second:
+			if !errors.Is(err, informer.ErrAlreadyStarted) {
+				t.Fatalf("second Run while running = %v, want ErrAlreadyStarted", err)
+			}
+		default:
+			cancel()
+			<-second
+			t.Fatal("a second Run while running did not return")
+		}
+		cancel()
+		mustDo(t, src.Update(newItem("ns", "a", "v2")))
+		synctest.Wait()
+		if got := len(h.all()); got != 2 {
+			t.Fatalf("%d handler calls, want 2 (the add and the update, once each): %v", got, h.all())
+		}
+		if n := src.ListCalls(); n != 1 {
+			t.Fatalf("%d lists, want 1", n)
+		}
+	})
+}
+
+// A Transform that returns nil without an error fails (ErrNilObject): an
+// update it refuses is left out, and a deletion it refuses is still
+// applied, with the last cached state (Options.Transform).
+func TestTransformNilResultFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		mustDo(t, src.Create(newItem("ns", "a", "v1")))
+		var errs errList
+		opts := quiet[*item](t, &errs)
+		opts.Transform = func(o *item) (*item, error) {
+			if o.Data == "nil" {
+				return nil, nil
+			}
+			return o, nil
+		}
+		inf := informer.New(src, opts)
+		h := &recorder{}
+		inf.AddHandler(h, informer.HandlerOptions{})
+		runInformer(t, inf)
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		mustDo(t, src.Update(newItem("ns", "a", "nil")))
+		synctest.Wait()
+		if o, ok := inf.Lister().Get("ns/a"); !ok || o.Data != "v1" {
+			t.Fatalf("after a refused update the cache has %v, %v, want v1", o, ok)
+		}
+		mustDo(t, src.Delete("ns/a")) // its last state has data "nil"
+		synctest.Wait()
+		if _, ok := inf.Lister().Get("ns/a"); ok {
+			t.Fatal("a deletion the Transform refused was not applied")
+		}
+		recs := h.all()
+		if len(recs) != 2 || recs[1].Kind != "delete" || recs[1].Data != "v1" {
+			t.Fatalf("handler calls %v, want the add and a delete with the cached state v1", recs)
+		}
+		var transformErrs int
+		for _, err := range errs.all() {
+			// An *ObjectError{Op: transform}, maybe inside the
+			// reflector's *ObjectError{Op: watch}.
+			for e := err; ; {
+				var oe *informer.ObjectError
+				if !errors.As(e, &oe) {
+					break
+				}
+				if oe.Op == "transform" && errors.Is(oe, informer.ErrNilObject) {
+					transformErrs++
+					break
+				}
+				e = oe.Err
+			}
+		}
+		if transformErrs != 2 {
+			t.Fatalf("errors %v, want two *ObjectError{Op: transform} wrapping ErrNilObject", errs.all())
 		}
 	})
 }

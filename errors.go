@@ -106,7 +106,8 @@ func (e *HandlerPanicError) Is(target error) bool { return target == ErrHandlerP
 
 // ObjectError reports an object or event from a Source that was rejected
 // (skipped) because it is invalid: a nil object, a missing name, an unknown
-// event type. Op says where it was found ("list", "watch").
+// event type, an object Options.Transform refused. Op says where it was
+// found ("list", "watch", "watchlist", "transform").
 type ObjectError struct {
 	Op  string
 	Err error

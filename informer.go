@@ -34,9 +34,11 @@ type Options[T Object] struct {
 	// need. It may change its argument in place only if the Source does not
 	// keep it (a Kubernetes source decodes a new object for every event;
 	// source/memory shares its objects, so return a copy there). When
-	// Transform fails the error is reported and the object is left out of
-	// a list or an add or update, as if the Source had not sent it; a
-	// deletion is still applied, with the last cached state.
+	// Transform fails (a nil result without an error fails too, with
+	// ErrNilObject) the error is reported as an *ObjectError with Op
+	// "transform" and the object is left out of a list or an add or
+	// update, as if the Source had not sent it; a deletion is still
+	// applied, with the last cached state.
 	Transform func(T) (T, error)
 	// ResyncPeriod is the resync period of handlers whose HandlerOptions
 	// leave it zero; 0 means no resync. See HandlerOptions.ResyncPeriod.
