@@ -84,15 +84,7 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		if f.metaKey {
 			keys = f.takeKeyScratchLocked(len(items))
 			defer f.putKeyScratchLocked(keys)
-			for i, obj := range items {
-				var buf [128]byte
-				if b, ok := appendMetaKey(buf[:0], obj); ok {
-					keys[i] = string(b) // nothing is known or queued
-				} else {
-					_, err := MetaKey(obj)
-					errs = append(errs, &ObjectError{Op: "replace", Err: err})
-				}
-			}
+			errs = f.metaKeysLocked(keys, items, errs)
 		}
 		f.pushBulkLocked(keys, items)
 		return errors.Join(errs...)
@@ -100,6 +92,28 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 	if !f.replacing {
 		f.beginLocked()
 	}
+	return errors.Join(f.replaceLocked(keys, items, errs)...)
+}
+
+// metaKeysLocked sets keys[i] to the default key of items[i], for a bulk
+// replacement (nothing is known or queued), and appends the errors of the
+// objects that have none.
+func (f *DeltaFIFO[T]) metaKeysLocked(keys []string, items []T, errs []error) []error {
+	for i, obj := range items {
+		var buf [128]byte
+		if b, ok := appendMetaKey(buf[:0], obj); ok {
+			keys[i] = string(b)
+		} else {
+			_, err := MetaKey(obj)
+			errs = append(errs, &ObjectError{Op: "replace", Err: err})
+		}
+	}
+	return errs
+}
+
+// replaceLocked queues items as replaced, with keys (computed before, for
+// a user key func) or the default key, and appends the errors.
+func (f *DeltaFIFO[T]) replaceLocked(keys []string, items []T, errs []error) []error {
 	for i, obj := range items {
 		var key string
 		q, mark := notQueued, uint32(0)
@@ -129,7 +143,7 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		at := f.pushAtLocked(key, q, Delta[T]{Type: DeltaReplaced, Object: obj})
 		f.sawLocked(key, at)
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // pushBulkLocked queues the items with a key as one bulk.
@@ -213,13 +227,25 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 		f.beginLocked() // an end without a beginning: it saw nothing
 	}
 	defer func() { f.replacing, f.replaceSeen = false, nil }()
-	// Keys of an abandoned bulk replacement still queued are queued keys.
+	f.vanishBulkLocked()
+	f.vanishQueuedLocked()
+	f.vanishKnownLocked()
+	if !f.populated {
+		f.populated = true
+		f.checkSyncedLocked()
+	}
+	return nil
+}
+
+// vanishBulkLocked queues the deletion of the keys of an abandoned bulk
+// replacement, still queued, that the replacement did not see.
+func (f *DeltaFIFO[T]) vanishBulkLocked() {
 	for i := range f.bulks.n {
 		b := f.bulks.at(i)
 		for j := b.next; j < len(b.keys); j++ {
 			key := b.keys[j]
 			if f.queuedLocked(key).at != noPending {
-				continue // its newest delta is queued: handled below
+				continue // its newest delta is queued: handled by vanishQueuedLocked
 			}
 			var mark uint32
 			if f.marks != nil {
@@ -232,7 +258,12 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.deltas[j].Object, FinalStateUnknown: true})
 		}
 	}
-	// Pushing to a queued key leaves the key table as it is.
+}
+
+// vanishQueuedLocked queues the deletion of the queued keys that the
+// replacement did not see, from their newest delta. Pushing to a queued
+// key leaves the key table as it is.
+func (f *DeltaFIFO[T]) vanishQueuedLocked() {
 	for _, s := range f.items.slots {
 		if s.at1 == 0 {
 			continue
@@ -247,10 +278,16 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 			f.pushAtLocked(p.key, qpos{at: at}, Delta[T]{Type: DeltaDeleted, Object: last.Object, FinalStateUnknown: true})
 		}
 	}
+}
+
+// vanishKnownLocked queues the deletion of the keys the consumer applied
+// (marked, or in the known objects) that the replacement did not see and
+// that are not queued.
+func (f *DeltaFIFO[T]) vanishKnownLocked() {
 	vanished := func(key string, obj T) {
 		q := f.queuedLocked(key)
 		if q.at != noPending {
-			return // handled above from its newest delta
+			return // handled by vanishQueuedLocked from its newest delta
 		}
 		f.pushAtLocked(key, q, Delta[T]{Type: DeltaDeleted, Object: obj, FinalStateUnknown: true})
 	}
@@ -266,11 +303,6 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 			}
 		}
 	}
-	if !f.populated {
-		f.populated = true
-		f.checkSyncedLocked()
-	}
-	return nil
 }
 
 // Resync queues a Sync delta, carrying the cached object, for every key of

@@ -3,6 +3,7 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -196,87 +197,18 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		return old, false, ErrNilObject
 	}
 	var sc *[2]indexValues
-	for {
+	for done := false; !done; {
 		s := ix.set.Load()
 		if !s.userFuncs() {
 			// No index calls user code (at most the namespace index kept
 			// from keys): one locked step.
-			ix.mu.Lock()
-			if ix.set.Load() != s {
-				ix.mu.Unlock()
-				continue
-			}
-			pos, ok := ix.posOf(key)
-			old, existed = ix.upsertLocked(s, key, obj, pos, ok)
-			ix.mu.Unlock()
-			break
+			old, existed, done = ix.upsertPlain(s, key, obj)
+			continue
 		}
 		if sc == nil {
 			sc = scratchPool.Get().(*[2]indexValues)
 		}
-		ix.mu.RLock()
-		pos, found := ix.posOf(key)
-		var prev T
-		var prevSeq uint64
-		if found {
-			prev, prevSeq = ix.slots.s[pos].obj, ix.slots.s[pos].seq
-		}
-		seen := ix.seq
-		ix.mu.RUnlock()
-
-		oldVals, newVals := &sc[0], &sc[1]
-		if err = computeValues(newVals, s, key, obj); err != nil {
-			break
-		}
-		if found {
-			if err = computeValues(oldVals, s, key, prev); err != nil {
-				// The stored object's values cannot be recomputed: the index
-				// function is not deterministic. Refuse rather than corrupt.
-				break
-			}
-		}
-
-		ix.mu.Lock()
-		if ix.set.Load() != s {
-			ix.mu.Unlock()
-			continue
-		}
-		if ix.seq != seen {
-			// Something was written since the read (not the usual case of
-			// one writer): the entry must be the one read, at whatever
-			// position it is now.
-			cur, ok := ix.posOf(key)
-			if ok != found || (ok && ix.slots.s[cur].seq != prevSeq) {
-				ix.mu.Unlock()
-				continue
-			}
-			pos = cur
-		}
-		ix.seq++
-		if !found {
-			pos = ix.insertLocked(key, obj)
-			for i, m := range s.maps {
-				addTo(m, newVals.of(i), pos)
-			}
-		} else {
-			sl := &ix.slots.s[pos]
-			old, existed = sl.obj, true
-			sl.obj, sl.seq = obj, ix.seq
-			for i, m := range s.maps {
-				ov, nv := oldVals.of(i), newVals.of(i)
-				// An index that AddIndex is still filling may not hold the
-				// entry yet (AddIndex skips entries written since its
-				// snapshot), so it gets it even when the values are
-				// unchanged.
-				if s.ready[i] && equalStrings(ov, nv) {
-					continue
-				}
-				removeFrom(m, ov, pos)
-				addTo(m, nv, pos)
-			}
-		}
-		ix.mu.Unlock()
-		break
+		old, existed, done, err = ix.upsertIndexed(s, key, obj, sc)
 	}
 	if sc != nil {
 		sc[0].reset()
@@ -284,6 +216,96 @@ func (ix *Indexer[T]) upsert(key string, obj T) (old T, existed bool, err error)
 		scratchPool.Put(sc)
 	}
 	return old, existed, err
+}
+
+// upsertPlain stores obj in one locked step, when no index calls user
+// code; done is false if the index set changed meanwhile.
+func (ix *Indexer[T]) upsertPlain(s *indexSet[T], key string, obj T) (old T, existed, done bool) {
+	ix.mu.Lock()
+	if ix.set.Load() != s {
+		ix.mu.Unlock()
+		return old, false, false
+	}
+	pos, ok := ix.posOf(key)
+	old, existed = ix.upsertLocked(s, key, obj, pos, ok)
+	ix.mu.Unlock()
+	return old, existed, true
+}
+
+// upsertIndexed computes the index values of obj (and of the stored
+// object) outside the lock, then stores obj; done is false if the index set
+// or the entry changed meanwhile, and the caller tries again.
+func (ix *Indexer[T]) upsertIndexed(s *indexSet[T], key string, obj T, sc *[2]indexValues) (old T, existed, done bool, err error) {
+	ix.mu.RLock()
+	pos, found := ix.posOf(key)
+	var prev T
+	var prevSeq uint64
+	if found {
+		prev, prevSeq = ix.slots.s[pos].obj, ix.slots.s[pos].seq
+	}
+	seen := ix.seq
+	ix.mu.RUnlock()
+
+	oldVals, newVals := &sc[0], &sc[1]
+	if err = computeValues(newVals, s, key, obj); err != nil {
+		return old, false, true, err
+	}
+	if found {
+		if err = computeValues(oldVals, s, key, prev); err != nil {
+			// The stored object's values cannot be recomputed: the index
+			// function is not deterministic. Refuse rather than corrupt.
+			return old, false, true, err
+		}
+	}
+
+	ix.mu.Lock()
+	if ix.set.Load() != s {
+		ix.mu.Unlock()
+		return old, false, false, nil
+	}
+	if ix.seq != seen {
+		// Something was written since the read (not the usual case of
+		// one writer): the entry must be the one read, at whatever
+		// position it is now.
+		cur, ok := ix.posOf(key)
+		if ok != found || (ok && ix.slots.s[cur].seq != prevSeq) {
+			ix.mu.Unlock()
+			return old, false, false, nil
+		}
+		pos = cur
+	}
+	old, existed = ix.storeIndexedLocked(s, key, obj, pos, found, oldVals, newVals)
+	ix.mu.Unlock()
+	return old, existed, true, nil
+}
+
+// storeIndexedLocked stores obj at pos (or a new position), moving its
+// entries in the indexes from oldVals to newVals.
+func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos int32, found bool, oldVals, newVals *indexValues) (old T, existed bool) {
+	ix.seq++
+	if !found {
+		pos = ix.insertLocked(key, obj)
+		for i, m := range s.maps {
+			addTo(m, newVals.of(i), pos)
+		}
+		return old, false
+	}
+	sl := &ix.slots.s[pos]
+	old = sl.obj
+	sl.obj, sl.seq = obj, ix.seq
+	for i, m := range s.maps {
+		ov, nv := oldVals.of(i), newVals.of(i)
+		// An index that AddIndex is still filling may not hold the
+		// entry yet (AddIndex skips entries written since its
+		// snapshot), so it gets it even when the values are
+		// unchanged.
+		if s.ready[i] && equalStrings(ov, nv) {
+			continue
+		}
+		removeFrom(m, ov, pos)
+		addTo(m, nv, pos)
+	}
+	return old, true
 }
 
 // applyBatch applies every delta of batch to the Indexer, in order (a
@@ -386,23 +408,10 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 		s := ix.set.Load()
 		if !s.userFuncs() {
 			// No index calls user code: one locked step.
-			ix.mu.Lock()
-			if ix.set.Load() != s {
-				ix.mu.Unlock()
-				continue
+			if old, existed, done := ix.deletePlain(s, key); done {
+				return old, existed, nil
 			}
-			pos, ok := ix.posOf(key)
-			if !ok {
-				ix.mu.Unlock()
-				return old, false, nil
-			}
-			old = ix.slots.s[pos].obj
-			for _, m := range s.maps {
-				removeOne(m, keyNamespace(key), pos)
-			}
-			ix.deleteLocked(s, key, pos)
-			ix.mu.Unlock()
-			return old, true, nil
+			continue
 		}
 		ix.mu.RLock()
 		pos, found := ix.posOf(key)
@@ -428,19 +437,48 @@ func (ix *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			ix.mu.Unlock()
 			continue
 		}
-		for i, m := range s.maps {
-			if valsErr != nil {
-				// The index function failed on the stored object (it is not
-				// deterministic): find the entry in every bucket instead, so
-				// the deletion still happens and no bucket keeps it.
-				removeEverywhere(m, cur)
-				continue
-			}
-			removeFrom(m, sc[0].of(i), cur)
+		var vals *indexValues
+		if valsErr == nil && sc != nil {
+			vals = &sc[0]
 		}
+		ix.unindexLocked(s, vals, cur)
 		ix.deleteLocked(s, key, cur)
 		ix.mu.Unlock()
 		return prev, true, valsErr
+	}
+}
+
+// deletePlain deletes key in one locked step, when no index calls user
+// code; done is false if the index set changed meanwhile.
+func (ix *Indexer[T]) deletePlain(s *indexSet[T], key string) (old T, existed, done bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.set.Load() != s {
+		return old, false, false
+	}
+	pos, ok := ix.posOf(key)
+	if !ok {
+		return old, false, true
+	}
+	old = ix.slots.s[pos].obj
+	for _, m := range s.maps {
+		removeOne(m, keyNamespace(key), pos)
+	}
+	ix.deleteLocked(s, key, pos)
+	return old, true, true
+}
+
+// unindexLocked removes pos from every index: from the buckets of vals, or,
+// when vals is nil (the index function failed on the stored object: it is
+// not deterministic), from every bucket, so that the deletion still happens
+// and no bucket keeps it.
+func (ix *Indexer[T]) unindexLocked(s *indexSet[T], vals *indexValues, pos int32) {
+	for i, m := range s.maps {
+		if vals == nil {
+			removeEverywhere(m, pos)
+			continue
+		}
+		removeFrom(m, vals.of(i), pos)
 	}
 }
 
@@ -522,45 +560,22 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	}
 	ix.mu.Lock()
 	s := ix.set.Load()
-	for _, n := range s.names {
-		if n == name {
-			ix.mu.Unlock()
-			return fmt.Errorf("%w: %q", ErrIndexExists, name)
-		}
+	if slices.Contains(s.names, name) {
+		ix.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrIndexExists, name)
 	}
 	// From here on, writers maintain the new index too.
 	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn)))
-	type snap struct {
-		key string
-		obj T
-		seq uint64
-	}
-	snaps := make([]snap, 0, len(ix.items))
+	snaps := make([]indexSnap[T], 0, len(ix.items))
 	for _, sl := range ix.slots.s {
 		if sl.seq != 0 {
-			snaps = append(snaps, snap{sl.key, sl.obj, sl.seq})
+			snaps = append(snaps, indexSnap[T]{sl.key, sl.obj, sl.seq})
 		}
 	}
 	ix.mu.Unlock()
 
 	// Compute the values of existing objects without the lock.
-	var vals indexValues
-	all := make([][]string, len(snaps))
-	var err error
-	for k, sn := range snaps {
-		s := ix.set.Load()
-		i := len(s.names) - 1
-		for i >= 0 && s.names[i] != name {
-			i--
-		}
-		if i < 0 {
-			break
-		}
-		if err = computeValue(&vals, s, i, sn.key, sn.obj); err != nil {
-			break
-		}
-		all[k] = append([]string(nil), vals.of(0)...)
-	}
+	all, err := ix.indexValuesOf(name, snaps)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -587,6 +602,36 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	}
 	ix.set.Store(s.withReady(i, true))
 	return nil
+}
+
+// indexSnap is an entry as AddIndex found it.
+type indexSnap[T Object] struct {
+	key string
+	obj T
+	seq uint64
+}
+
+// indexValuesOf computes the values of index name for every snapshot
+// entry, calling the index function without the lock. It stops early if
+// the index is gone.
+func (ix *Indexer[T]) indexValuesOf(name string, snaps []indexSnap[T]) ([][]string, error) {
+	var vals indexValues
+	all := make([][]string, len(snaps))
+	for k, sn := range snaps {
+		s := ix.set.Load()
+		i := len(s.names) - 1
+		for i >= 0 && s.names[i] != name {
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		if err := computeValue(&vals, s, i, sn.key, sn.obj); err != nil {
+			return all, err
+		}
+		all[k] = append([]string(nil), vals.of(0)...)
+	}
+	return all, nil
 }
 
 // internKey returns the stored key equal to b, so callers can share it,

@@ -350,32 +350,41 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 			continue
 		}
 		inf.checkSynced()
-		var fifoSynced <-chan struct{}
-		if !inf.isSynced {
-			fifoSynced = inf.fifo.Synced()
-		}
-		// The reflector moves its version on just after the write that
-		// moved it; if it did since readRV, take again (what was written
-		// is in, or the queue wakes us), so that the applied version
-		// catches up. Otherwise its next move wakes the loop (Progress).
-		inf.idle.Store(true)
-		if inf.isSynced && inf.refl.LastSyncResourceVersion() != readRV {
-			inf.idle.Store(false)
-			continue
-		}
-		select {
-		case <-ctx.Done():
+		if !inf.waitForWork(ctx, rs, readRV) {
 			return
-		case <-inf.fifo.ready:
-		case <-inf.progress:
-		case <-fifoSynced:
-		case <-inf.ctrl:
-			inf.admit(ctx, rs)
-		case <-rs.c():
-			inf.resync(rs)
 		}
-		inf.idle.Store(false)
 	}
+}
+
+// waitForWork waits, with the queue found empty, until there may be work:
+// a delta queued, the reflector's version moved on, the queue synced, a
+// handler to admit or a resync due. It returns false when ctx ended.
+func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV string) bool {
+	var fifoSynced <-chan struct{}
+	if !inf.isSynced {
+		fifoSynced = inf.fifo.Synced()
+	}
+	// The reflector moves its version on just after the write that moved
+	// it; if it did since readRV, take again (what was written is in, or
+	// the queue wakes us), so that the applied version catches up.
+	// Otherwise its next move wakes the loop (Progress).
+	inf.idle.Store(true)
+	defer inf.idle.Store(false)
+	if inf.isSynced && inf.refl.LastSyncResourceVersion() != readRV {
+		return true
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-inf.fifo.ready:
+	case <-inf.progress:
+	case <-fifoSynced:
+	case <-inf.ctrl:
+		inf.admit(ctx, rs)
+	case <-rs.c():
+		inf.resync(rs)
+	}
+	return true
 }
 
 func (inf *Informer[T]) snapshotListeners() []*listener[T] {
@@ -404,52 +413,14 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	r := 0
 	for _, kd := range batch {
 		for _, d := range kd.Deltas {
-			res := results[r]
+			if n, ok := inf.noteOf(&kd, d, &results[r]); ok {
+				notes = append(notes, n)
+			}
 			r++
-			if d.Type == DeltaDeleted {
-				existed, err := res.existed, res.err
-				if err != nil {
-					inf.report(err)
-				}
-				if existed {
-					notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}})
-				}
-				continue
-			}
-			old, existed, err := res.old, res.existed, res.err
-			if err != nil {
-				inf.report(err)
-				continue
-			}
-			if existed && kd.fromBulk {
-				// A bulk is a first list into an empty cache: the key was
-				// already in the same list.
-				inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
-			}
-			if existed {
-				// A relist's object at the version the key had just before
-				// it is a confirmation: the version in the cache, or the one
-				// an earlier delta of this batch gave it (a watch event, or
-				// another relist queued while the loop was behind).
-				unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(old, d.Object)
-				notes = append(notes, keyedNote[T]{kd.Key, notification[T]{old: old, new: d.Object, kind: notifyUpdate}, unchanged})
-			} else {
-				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
-			}
 		}
 	}
 	if len(notes) > 0 {
-		for _, l := range inf.snapshotListeners() {
-			l.mu.Lock()
-			for i := range notes {
-				if notes[i].unchanged && !l.relistUnchanged {
-					continue
-				}
-				l.pushLocked(notes[i].key, notes[i].n)
-			}
-			l.mu.Unlock()
-			l.signal()
-		}
+		inf.hand(notes)
 	}
 	clear(notes)
 	clear(results)
@@ -460,6 +431,51 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		results = nil
 	}
 	inf.notes, inf.results = notes[:0], results[:0]
+}
+
+// noteOf is the notification of delta d of kd, which the cache applied with
+// result res; ok is false when there is none (a failure, reported, or the
+// deletion of a key the cache did not hold).
+func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]) (keyedNote[T], bool) {
+	if res.err != nil {
+		inf.report(res.err)
+	}
+	if d.Type == DeltaDeleted {
+		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}}, res.existed
+	}
+	if res.err != nil {
+		return keyedNote[T]{}, false
+	}
+	if !res.existed {
+		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}}, true
+	}
+	if kd.fromBulk {
+		// A bulk is a first list into an empty cache: the key was already
+		// in the same list.
+		inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
+	}
+	// A relist's object at the version the key had just before it is a
+	// confirmation: the version in the cache, or the one an earlier delta of
+	// this batch gave it (a watch event, or another relist queued while the
+	// loop was behind).
+	unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
+	return keyedNote[T]{kd.Key, notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged}, true
+}
+
+// hand hands notes to every listener: those that asked for a relist's
+// confirmations get them too.
+func (inf *Informer[T]) hand(notes []keyedNote[T]) {
+	for _, l := range inf.snapshotListeners() {
+		l.mu.Lock()
+		for i := range notes {
+			if notes[i].unchanged && !l.relistUnchanged {
+				continue
+			}
+			l.pushLocked(notes[i].key, notes[i].n)
+		}
+		l.mu.Unlock()
+		l.signal()
+	}
 }
 
 // admit adds the handlers registered while running: each first gets the
