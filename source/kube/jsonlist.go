@@ -23,150 +23,189 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 // decodeStreamWith is decodeStream, with decodeObject off when slow (for
 // the tests that compare both ways).
 func (d *listDecoder[T]) decodeStreamWith(r io.Reader, hint int, slow bool) (informer.Page[T], error) {
-	var page informer.Page[T]
-	s := newJSONStream(r, d.maxTotal)
-	s.slow = slow
-	item := -1
-	fail := func(err error) error {
-		if s.ioError(err) {
-			return fmt.Errorf("kube: list %s: reading the response: %w", d.res, err)
-		}
-		return &DecodeError{Op: "list", Resource: d.res, Offset: s.offset(), Item: item, Err: err}
-	}
-
+	l := &listRead[T]{d: d, s: newJSONStream(r, d.maxTotal), item: -1, hint: hint}
+	l.s.slow = slow
+	s := l.s
 	switch err := s.skipSpace(); {
 	case err == errStreamEOF:
-		return page, fail(fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF))
+		return l.page, l.fail(fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF))
 	case err != nil:
-		return page, fail(err)
+		return l.page, l.fail(err)
 	case s.buf[s.pos] != '{':
-		return page, fail(fmt.Errorf("the response is %s, not a JSON list object", s.describeNext()))
+		return l.page, l.fail(fmt.Errorf("the response is %s, not a JSON list object", s.describeNext()))
 	}
 	s.pos++
-	sawItems := false
-	var listVersion, listKind string
 	for first := true; ; first = false {
 		more, err := s.next(first)
 		if err != nil {
-			return page, fail(err)
+			return l.page, l.fail(err)
 		}
 		if !more {
 			break
 		}
 		key, err := s.key()
 		if err != nil {
-			return page, fail(err)
+			return l.page, l.fail(err)
 		}
-		switch key {
-		case "metadata":
-			v, err := s.value(d.maxObject, "the list's metadata")
-			if err != nil {
-				return page, fail(err)
-			}
-			var m listMeta
-			if err := jsondec.UnmarshalKube(v, &m); err != nil {
-				return page, fail(fmt.Errorf("the list's metadata: %w", err))
-			}
-			page.ResourceVersion, page.Continue = m.ResourceVersion, m.Continue
-		case "kind", "apiVersion":
-			v, err := s.value(d.maxObject, fmt.Sprintf("the list's %s", key))
-			if err != nil {
-				return page, fail(err)
-			}
-			str, err := unquote(v)
-			if err != nil || v[0] != '"' {
-				return page, fail(fmt.Errorf("the list's %s is %s, not a string", key, describeValue(v)))
-			}
-			if key == "apiVersion" {
-				listVersion = str
-				break
-			}
-			listKind = str
-			if err := d.kinds.checkList(listKind); err != nil {
-				return page, err
-			}
-		case "items":
-			if sawItems {
-				return page, fail(errors.New(`"items" appears twice`))
-			}
-			sawItems = true
-			c, err := s.peek()
-			if err != nil {
-				return page, fail(err)
-			}
-			if c != '[' {
-				v, err := s.value(d.maxObject, "items")
-				if err != nil {
-					return page, fail(err)
-				}
-				if string(v) == "null" {
-					continue // no items
-				}
-				return page, fail(fmt.Errorf(`"items" is %s, not an array`, describeValue(v)))
-			}
-			s.pos++
-			page.Items = make([]T, 0, max(hint, 0))
-			largest := 8 << 10 // the largest item so far, at least 8 KiB
-			var fillVersion, fillKind string
-			if d.kinds != nil && d.kinds.unstructured {
-				fillVersion, fillKind = d.kinds.itemKind(listVersion, listKind)
-			}
-			for item = 0; ; item++ {
-				more, err := s.nextItem(item == 0)
-				if err != nil {
-					return page, fail(err)
-				}
-				if !more {
-					break
-				}
-				// Read ahead twice the largest item so far, which then
-				// arrives whole in the buffer (decodeObject).
-				s.fill(int(min(2*int64(largest), d.maxObject-1)), d.maxObject)
-				c, err := s.peek() // as value does first
-				if err != nil {
-					return page, fail(err)
-				}
-				obj := d.newObj()
-				if fillKind == "" && c == '{' {
-					start := s.pos
-					if s.decodeObject(d.maxObject, obj) {
-						largest = max(largest, s.pos-start)
-						page.Items = append(page.Items, obj)
-						continue
-					}
-				}
-				v, err := s.value(d.maxObject, "the item")
-				if err != nil {
-					return page, fail(err)
-				}
-				largest = max(largest, len(v))
-				if fillKind != "" {
-					v = withTypeMeta(v, fillVersion, fillKind)
-				} else {
-					obj = d.newObj() // decodeObject may have filled part of it
-				}
-				if err := jsondec.UnmarshalKube(v, obj); err != nil {
-					return page, fail(objectError(v, obj, err))
-				}
-				page.Items = append(page.Items, obj)
-			}
-			item = -1
-		default:
-			if _, err := s.value(d.maxObject, fmt.Sprintf("the field %q", snippet([]byte(key)))); err != nil {
-				return page, fail(err)
-			}
+		if err := l.member(key); err != nil {
+			return l.page, err
 		}
 	}
-	if !sawItems {
-		return page, fail(errors.New(`the response has no "items": not a list`))
+	if !l.sawItems {
+		return l.page, l.fail(errors.New(`the response has no "items": not a list`))
 	}
 	// Nothing may follow the list; reading to the end also lets the
 	// connection be reused.
 	switch err := s.skipSpace(); {
 	case err == errStreamEOF:
-		return page, nil
+		return l.page, nil
 	case err != nil:
-		return page, fail(err)
+		return l.page, l.fail(err)
 	}
-	return page, fail(fmt.Errorf("data after the list: %s", s.describeNext()))
+	return l.page, l.fail(fmt.Errorf("data after the list: %s", s.describeNext()))
+}
+
+// listRead is one list response being read.
+type listRead[T informer.Object] struct {
+	d        *listDecoder[T]
+	s        *jsonStream
+	page     informer.Page[T]
+	item     int // the item being read; -1 outside the items
+	hint     int
+	sawItems bool
+	// The list's apiVersion and kind, as read so far.
+	version, kind string
+}
+
+// fail wraps err with where the list failed.
+func (l *listRead[T]) fail(err error) error {
+	if l.s.ioError(err) {
+		return fmt.Errorf("kube: list %s: reading the response: %w", l.d.res, err)
+	}
+	return &DecodeError{Op: "list", Resource: l.d.res, Offset: l.s.offset(), Item: l.item, Err: err}
+}
+
+// member reads the list's member key.
+func (l *listRead[T]) member(key string) error {
+	d, s := l.d, l.s
+	switch key {
+	case "metadata":
+		v, err := s.value(d.maxObject, "the list's metadata")
+		if err != nil {
+			return l.fail(err)
+		}
+		var m listMeta
+		if err := jsondec.UnmarshalKube(v, &m); err != nil {
+			return l.fail(fmt.Errorf("the list's metadata: %w", err))
+		}
+		l.page.ResourceVersion, l.page.Continue = m.ResourceVersion, m.Continue
+	case "kind", "apiVersion":
+		return l.typeMember(key)
+	case "items":
+		return l.items()
+	default:
+		if _, err := s.value(d.maxObject, fmt.Sprintf("the field %q", snippet([]byte(key)))); err != nil {
+			return l.fail(err)
+		}
+	}
+	return nil
+}
+
+// typeMember reads the list's kind or apiVersion.
+func (l *listRead[T]) typeMember(key string) error {
+	v, err := l.s.value(l.d.maxObject, fmt.Sprintf("the list's %s", key))
+	if err != nil {
+		return l.fail(err)
+	}
+	str, err := unquote(v)
+	if err != nil || v[0] != '"' {
+		return l.fail(fmt.Errorf("the list's %s is %s, not a string", key, describeValue(v)))
+	}
+	if key == "apiVersion" {
+		l.version = str
+		return nil
+	}
+	l.kind = str
+	return l.d.kinds.checkList(l.kind)
+}
+
+// items reads the list's items, one by one.
+func (l *listRead[T]) items() error {
+	d, s := l.d, l.s
+	if l.sawItems {
+		return l.fail(errors.New(`"items" appears twice`))
+	}
+	l.sawItems = true
+	c, err := s.peek()
+	if err != nil {
+		return l.fail(err)
+	}
+	if c != '[' {
+		v, err := s.value(d.maxObject, "items")
+		if err != nil {
+			return l.fail(err)
+		}
+		if string(v) == "null" {
+			return nil // no items
+		}
+		return l.fail(fmt.Errorf(`"items" is %s, not an array`, describeValue(v)))
+	}
+	s.pos++
+	l.page.Items = make([]T, 0, max(l.hint, 0))
+	largest := 8 << 10 // the largest item so far, at least 8 KiB
+	var fillVersion, fillKind string
+	if d.kinds != nil && d.kinds.unstructured {
+		fillVersion, fillKind = d.kinds.itemKind(l.version, l.kind)
+	}
+	for l.item = 0; ; l.item++ {
+		more, err := s.nextItem(l.item == 0)
+		if err != nil {
+			return l.fail(err)
+		}
+		if !more {
+			break
+		}
+		// Read ahead twice the largest item so far, which then arrives
+		// whole in the buffer (decodeObject).
+		s.fill(int(min(2*int64(largest), d.maxObject-1)), d.maxObject)
+		size, err := l.readItem(fillVersion, fillKind)
+		if err != nil {
+			return err
+		}
+		largest = max(largest, size)
+	}
+	l.item = -1
+	return nil
+}
+
+// readItem reads one item into the page, and returns its size.
+func (l *listRead[T]) readItem(fillVersion, fillKind string) (int, error) {
+	d, s := l.d, l.s
+	c, err := s.peek() // as value does first
+	if err != nil {
+		return 0, l.fail(err)
+	}
+	obj := d.newObj()
+	if fillKind == "" && c == '{' {
+		start := s.pos
+		if s.decodeObject(d.maxObject, obj) {
+			l.page.Items = append(l.page.Items, obj)
+			return s.pos - start, nil
+		}
+	}
+	v, err := s.value(d.maxObject, "the item")
+	if err != nil {
+		return 0, l.fail(err)
+	}
+	size := len(v)
+	if fillKind != "" {
+		v = withTypeMeta(v, fillVersion, fillKind)
+	} else {
+		obj = d.newObj() // decodeObject may have filled part of it
+	}
+	if err := jsondec.UnmarshalKube(v, obj); err != nil {
+		return 0, l.fail(objectError(v, obj, err))
+	}
+	l.page.Items = append(l.page.Items, obj)
+	return size, nil
 }

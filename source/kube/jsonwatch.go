@@ -120,37 +120,8 @@ func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
 	if bytes.IndexByte(v, '\n') < 0 {
 		return none, false
 	}
-	i := 1 // past '{'
-	member := func(name string) bool {
-		i = skipJSONSpace(v, i)
-		if len(v)-i < len(name)+2 || v[i] != '"' || string(v[i+1:i+1+len(name)]) != name || v[i+1+len(name)] != '"' {
-			return false
-		}
-		i = skipJSONSpace(v, i+len(name)+2)
-		if i >= len(v) || v[i] != ':' {
-			return false
-		}
-		i = skipJSONSpace(v, i+1)
-		return true
-	}
-	if !member("type") || i >= len(v) || v[i] != '"' {
-		return none, false
-	}
-	start := i + 1
-	for i = start; i < len(v) && v[i] >= 'A' && v[i] <= 'Z'; i++ {
-	}
-	if i >= len(v) || v[i] != '"' {
-		return none, false
-	}
-	et, ok := objectEventType(string(v[start:i]))
+	et, i, ok := fastEventHead(v)
 	if !ok {
-		return none, false
-	}
-	if i = skipJSONSpace(v, i+1); i >= len(v) || v[i] != ',' {
-		return none, false
-	}
-	i++
-	if !member("object") || i >= len(v) || v[i] != '{' {
 		return none, false
 	}
 	obj := d.newObj()
@@ -166,6 +137,48 @@ func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
 	}
 	s.pos += i + 1
 	return informer.Event[T]{Type: et, Object: obj, ResourceVersion: obj.GetResourceVersion()}, true
+}
+
+// fastEventHead reads the head of an event of the usual form in v, from
+// past its '{': the "type" member (ADDED, MODIFIED or DELETED, without
+// escapes), a comma and the name of the "object" member. It returns the
+// type and the index of the object's '{'; ok is false if the head is not
+// of that form.
+func fastEventHead(v []byte) (et informer.EventType, i int, ok bool) {
+	if i, ok = jsonMemberName(v, 1, "type"); !ok || i >= len(v) || v[i] != '"' {
+		return 0, 0, false
+	}
+	start := i + 1
+	for i = start; i < len(v) && v[i] >= 'A' && v[i] <= 'Z'; i++ {
+	}
+	if i >= len(v) || v[i] != '"' {
+		return 0, 0, false
+	}
+	if et, ok = objectEventType(string(v[start:i])); !ok {
+		return 0, 0, false
+	}
+	if i = skipJSONSpace(v, i+1); i >= len(v) || v[i] != ',' {
+		return 0, 0, false
+	}
+	if i, ok = jsonMemberName(v, i+1, "object"); !ok || i >= len(v) || v[i] != '{' {
+		return 0, 0, false
+	}
+	return et, i, true
+}
+
+// jsonMemberName reads, from index i of v, a member name equal to name
+// (without escapes) and its colon, and returns the index of the value
+// after them; ok is false if what is there is not that.
+func jsonMemberName(v []byte, i int, name string) (int, bool) {
+	i = skipJSONSpace(v, i)
+	if len(v)-i < len(name)+2 || v[i] != '"' || string(v[i+1:i+1+len(name)]) != name || v[i+1+len(name)] != '"' {
+		return i, false
+	}
+	i = skipJSONSpace(v, i+len(name)+2)
+	if i >= len(v) || v[i] != ':' {
+		return i, false
+	}
+	return skipJSONSpace(v, i+1), true
 }
 
 // skipJSONSpace returns the index of the first byte at or after i in v

@@ -61,21 +61,10 @@ func (d *protoListDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], e
 func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer.Page[T], error) {
 	var page informer.Page[T]
 	p := st.p
-	magic, err := p.read(st.buf, int64(len(protobufMagic)))
-	if err != nil {
-		if len(magic) == 0 && errors.Is(err, io.ErrUnexpectedEOF) {
-			return page, fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF)
-		}
-		return page, errIn("the protobuf magic", err)
+	if err := readProtobufMagic(p, st); err != nil {
+		return page, err
 	}
-	if string(magic) != string(protobufMagic) {
-		return page, fmt.Errorf("the response does not start with the protobuf magic \"k8s\\x00\" (starts %q)", magic)
-	}
-	var (
-		tm                    typeMeta
-		sawRaw                bool
-		encoding, contentType string
-	)
+	var env protoEnvelope
 	const left = math.MaxInt64 // the envelope runs to the end of the body
 	for {
 		num, wire, err := p.tag()
@@ -90,35 +79,14 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 		}
 		switch num {
 		case 1, 3, 4: // TypeMeta, contentEncoding, contentType
-			what := [...]string{1: "the envelope's TypeMeta", 3: "the envelope's contentEncoding", 4: "the envelope's contentType"}[num]
-			n, err := p.length(what, d.maxObject, left, "MaxObjectBytes")
-			if err != nil {
-				return page, errIn(what, err)
-			}
-			if st.buf, err = p.read(st.buf, n); err != nil {
-				return page, errIn(what, err)
-			}
-			switch num {
-			case 1:
-				if tm, err = parseTypeMeta(tm, st.buf, nil); err != nil {
-					return page, fmt.Errorf("%s: %w", what, err)
-				}
-				if err := checkListKind(tm); err != nil {
-					return page, err
-				}
-				if err := d.kinds.checkList(tm.kind); err != nil {
-					return page, err
-				}
-			case 3:
-				encoding = string(st.buf)
-			case 4:
-				contentType = string(st.buf)
+			if err := d.envelopeField(st, &env, num); err != nil {
+				return page, err
 			}
 		case 2: // raw: the list
-			if sawRaw {
+			if env.sawRaw {
 				return page, errors.New("the envelope holds two lists")
 			}
-			sawRaw = true
+			env.sawRaw = true
 			n, err := p.length("the list", math.MaxInt64, left, "MaxResponseBytes")
 			if err != nil {
 				return page, errIn("the list", err)
@@ -133,27 +101,86 @@ func (d *protoListDecoder[T]) decodePage(st *protoListState, hint int) (informer
 			}
 		}
 	}
-	if err := checkEncoding([]byte(encoding), []byte(contentType)); err != nil {
-		return page, err
+	return page, d.checkEnvelope(&env, page)
+}
+
+// protoEnvelope is what decodePage read of a list's envelope, besides the
+// list.
+type protoEnvelope struct {
+	tm                    typeMeta
+	sawRaw                bool
+	encoding, contentType string
+}
+
+// readProtobufMagic reads and checks the protobuf magic that starts a
+// response.
+func readProtobufMagic(p *protoReader, st *protoListState) error {
+	magic, err := p.read(st.buf, int64(len(protobufMagic)))
+	if err != nil {
+		if len(magic) == 0 && errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("the response body is empty: %w", io.ErrUnexpectedEOF)
+		}
+		return errIn("the protobuf magic", err)
 	}
-	if !sawRaw {
-		return page, fmt.Errorf("the envelope ended without a list: %w", io.ErrUnexpectedEOF)
+	if string(magic) != string(protobufMagic) {
+		return fmt.Errorf("the response does not start with the protobuf magic \"k8s\\x00\" (starts %q)", magic)
 	}
-	if err := checkListKind(tm); err != nil { // TypeMeta came after the list
-		return page, err
+	return nil
+}
+
+// envelopeField reads field num (1 TypeMeta, 3 contentEncoding, 4
+// contentType) of the envelope into env.
+func (d *protoListDecoder[T]) envelopeField(st *protoListState, env *protoEnvelope, num uint32) error {
+	what := [...]string{1: "the envelope's TypeMeta", 3: "the envelope's contentEncoding", 4: "the envelope's contentType"}[num]
+	p := st.p
+	n, err := p.length(what, d.maxObject, math.MaxInt64, "MaxObjectBytes")
+	if err != nil {
+		return errIn(what, err)
 	}
-	if err := d.kinds.checkList(tm.kind); err != nil {
-		return page, err
+	if st.buf, err = p.read(st.buf, n); err != nil {
+		return errIn(what, err)
+	}
+	switch num {
+	case 1:
+		if env.tm, err = parseTypeMeta(env.tm, st.buf, nil); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if err := checkListKind(env.tm); err != nil {
+			return err
+		}
+		return d.kinds.checkList(env.tm.kind)
+	case 3:
+		env.encoding = string(st.buf)
+	case 4:
+		env.contentType = string(st.buf)
+	}
+	return nil
+}
+
+// checkEnvelope checks the envelope once read whole, and sets the kind of
+// the items of a PartialObjectMetadataList.
+func (d *protoListDecoder[T]) checkEnvelope(env *protoEnvelope, page informer.Page[T]) error {
+	if err := checkEncoding([]byte(env.encoding), []byte(env.contentType)); err != nil {
+		return err
+	}
+	if !env.sawRaw {
+		return fmt.Errorf("the envelope ended without a list: %w", io.ErrUnexpectedEOF)
+	}
+	if err := checkListKind(env.tm); err != nil { // TypeMeta came after the list
+		return err
+	}
+	if err := d.kinds.checkList(env.tm.kind); err != nil {
+		return err
 	}
 	// A PartialObjectMetadataList's items are PartialObjectMetadata, as
 	// the JSON says of each; the protobuf says it once, for the list.
-	if tm.kind == "PartialObjectMetadataList" {
-		item := typeMeta{apiVersion: tm.apiVersion, kind: "PartialObjectMetadata"}
+	if env.tm.kind == "PartialObjectMetadataList" {
+		item := typeMeta{apiVersion: env.tm.apiVersion, kind: "PartialObjectMetadata"}
 		for _, obj := range page.Items {
 			setKind(obj, item)
 		}
 	}
-	return page, nil
+	return nil
 }
 
 // list decodes the list message, n bytes: ListMeta (field 1) and the

@@ -86,42 +86,11 @@ func (d *protoWatchDecoder[T]) next() (informer.Event[T], error) {
 
 // event decodes one frame, a WatchEvent.
 func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
-	var (
-		ev        informer.Event[T]
-		typ       []byte
-		hasType   bool
-		object    []byte
-		hasObject bool
-	)
-	for b := frame; len(b) > 0; {
-		f, rest, err := nextField(b)
-		if err != nil {
-			return ev, d.fatal(fmt.Errorf("the frame is not a WatchEvent: %w", err))
-		}
-		b = rest
-		if f.num <= 2 && f.wire != wireBytes {
-			return ev, d.fatal(fmt.Errorf("the frame is not a WatchEvent: field %d has the wire type %d", f.num, f.wire))
-		}
-		switch f.num {
-		case 1:
-			typ, hasType = f.data, true
-		case 2: // a RawExtension: field 1 is the object
-			for r := f.data; len(r) > 0; {
-				g, rest, err := nextField(r)
-				if err != nil {
-					return ev, d.fatal(fmt.Errorf("the frame is not a WatchEvent: its object: %w", err))
-				}
-				r = rest
-				if g.num == 1 {
-					if g.wire != wireBytes {
-						return ev, d.fatal(fmt.Errorf("the frame is not a WatchEvent: its object has the wire type %d", g.wire))
-					}
-					object, hasObject = g.data, true
-				}
-			}
-		}
-	}
+	var ev informer.Event[T]
+	typ, object, hasType, hasObject, err := watchEventFields(frame)
 	switch {
+	case err != nil:
+		return ev, d.fatal(err)
 	case !hasType:
 		return ev, d.recoverable(errors.New(`the event has no "type"`))
 	case !hasObject:
@@ -129,31 +98,7 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 	}
 	switch string(typ) { // no allocation: the compiler compares the bytes
 	case "ADDED", "MODIFIED", "DELETED":
-		tm, raw, err := unwrapObject(object, &d.kinds)
-		if err == nil && tm.kind == "Status" {
-			err = errors.New("the object is a Status")
-		}
-		if err != nil {
-			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
-		}
-		obj := d.newObj()
-		if err := unmarshal(obj, d.decode, raw); err != nil {
-			return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, protoObjectError(raw, obj, err)))
-		}
-		setKind(obj, tm)
-		if err := d.rule.checkObject(obj); err != nil {
-			return ev, d.recoverable(err)
-		}
-		ev.Object = obj
-		ev.ResourceVersion = obj.GetResourceVersion()
-		switch string(typ) {
-		case "ADDED":
-			ev.Type = informer.EventAdded
-		case "MODIFIED":
-			ev.Type = informer.EventModified
-		default:
-			ev.Type = informer.EventDeleted
-		}
+		return d.objectEvent(typ, object)
 	case "BOOKMARK":
 		meta, err := objectMeta(object)
 		if err != nil {
@@ -172,6 +117,72 @@ func (d *protoWatchDecoder[T]) event(frame []byte) (informer.Event[T], error) {
 		return ev, d.endWithStatus(st)
 	default:
 		return ev, d.recoverable(fmt.Errorf("%w %q", informer.ErrUnknownEventType, snippet(typ)))
+	}
+	return ev, nil
+}
+
+// watchEventFields reads the type (field 1) and the object (field 1 of the
+// RawExtension of field 2) of a WatchEvent frame. An error means the frame
+// is not a WatchEvent.
+func watchEventFields(frame []byte) (typ, object []byte, hasType, hasObject bool, err error) {
+	for b := frame; len(b) > 0; {
+		f, rest, err := nextField(b)
+		if err != nil {
+			return nil, nil, false, false, fmt.Errorf("the frame is not a WatchEvent: %w", err)
+		}
+		b = rest
+		if f.num <= 2 && f.wire != wireBytes {
+			return nil, nil, false, false, fmt.Errorf("the frame is not a WatchEvent: field %d has the wire type %d", f.num, f.wire)
+		}
+		switch f.num {
+		case 1:
+			typ, hasType = f.data, true
+		case 2: // a RawExtension: field 1 is the object
+			for r := f.data; len(r) > 0; {
+				g, rest, err := nextField(r)
+				if err != nil {
+					return nil, nil, false, false, fmt.Errorf("the frame is not a WatchEvent: its object: %w", err)
+				}
+				r = rest
+				if g.num == 1 {
+					if g.wire != wireBytes {
+						return nil, nil, false, false, fmt.Errorf("the frame is not a WatchEvent: its object has the wire type %d", g.wire)
+					}
+					object, hasObject = g.data, true
+				}
+			}
+		}
+	}
+	return typ, object, hasType, hasObject, nil
+}
+
+// objectEvent decodes the object of an ADDED, MODIFIED or DELETED event.
+func (d *protoWatchDecoder[T]) objectEvent(typ, object []byte) (informer.Event[T], error) {
+	var ev informer.Event[T]
+	tm, raw, err := unwrapObject(object, &d.kinds)
+	if err == nil && tm.kind == "Status" {
+		err = errors.New("the object is a Status")
+	}
+	if err != nil {
+		return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, err))
+	}
+	obj := d.newObj()
+	if err := unmarshal(obj, d.decode, raw); err != nil {
+		return ev, d.recoverable(fmt.Errorf("the %s event's object: %w", typ, protoObjectError(raw, obj, err)))
+	}
+	setKind(obj, tm)
+	if err := d.rule.checkObject(obj); err != nil {
+		return ev, d.recoverable(err)
+	}
+	ev.Object = obj
+	ev.ResourceVersion = obj.GetResourceVersion()
+	switch string(typ) {
+	case "ADDED":
+		ev.Type = informer.EventAdded
+	case "MODIFIED":
+		ev.Type = informer.EventModified
+	default:
+		ev.Type = informer.EventDeleted
 	}
 	return ev, nil
 }
