@@ -206,7 +206,9 @@ func (c *Client[T]) openAnswer(k *call, resp *http.Response) (*decodedBody, form
 	f := formatOf(ct)
 	if f == formatUnknown || (f == formatProtobuf && !c.content.protobuf) {
 		e := &ContentTypeError{Op: k.op, Path: path, Code: resp.StatusCode, ContentType: ct, Expected: c.content.expected}
-		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
+		// The start of an HTML page is quoted, for a person to recognise;
+		// not protobuf, which is an object the Client cannot decode.
+		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil && f == formatUnknown {
 			if sn := readSnippet(body); !strings.HasPrefix(sn, "{") && !strings.HasPrefix(sn, "[") {
 				e.Snippet = sn
 			}

@@ -1,7 +1,8 @@
 // Package kube connects informers to a Kubernetes API server without
 // client-go: it finds the server and the credentials the way kubectl and
 // in-cluster programs do, builds an *http.Client that talks to it, and
-// lists and watches resources through Source, an informer.Source.
+// lists and watches resources through Source, an informer.Source, and
+// reads and writes objects through Client.
 //
 // # Where a Config comes from
 //
@@ -147,6 +148,56 @@
 // oversized JSON or protobuf (ErrMalformed, ErrObjectTooLarge), and an
 // error matching informer.ErrWatchListUnsupported when the server cannot
 // do a streaming list.
+//
+// # Reading and writing objects
+//
+// Client[T] reads and writes one resource, with the Source's transport,
+// decoders and rate limiter: NewClient[T](cfg, res, ClientOptions{}), or
+// typed.NewClient(factory, descriptor) to share a factory's connection
+// pool, credentials and rate limiter with its informers. Get and List
+// (and All, page by page) read from the server; Create, Update,
+// UpdateStatus, Patch (JSON merge, JSON patch, strategic merge for
+// built-in types), Apply (server-side apply: field manager, Force),
+// Delete (UID and resourceVersion preconditions, propagation, grace
+// period), DeleteCollection, GetScale, UpdateScale and PatchScale write,
+// each with DryRun. Every call takes a context and one options struct of
+// its family.
+//
+// Every write returns the object the server answered with. To read your
+// own write from an informer's cache, wait for its resourceVersion:
+//
+//	wrote, err := client.Update(ctx, cm, kube.WriteOptions{})
+//	if err != nil {
+//		return err // errors.Is(err, kube.ErrConflict): read again and redo (RetryOnConflict)
+//	}
+//	if err := inf.WaitForResourceVersion(ctx, wrote.ResourceVersion); err != nil {
+//		return err
+//	}
+//	cached, _ := inf.Lister().Namespace(cm.Namespace).Get(cm.Name) // has the write
+//
+// The server's refusals are *APIError values, matched with errors.Is:
+// ErrNotFound, ErrAlreadyExists, ErrConflict, ErrInvalid (APIError.Causes
+// lists the fields), ErrForbidden, ErrUnauthorized, ErrTooManyRequests,
+// ErrGone. Their text names the operation, the resource, the path and
+// the object (namespace/name), never the object's content: for
+// ErrInvalid, the refused fields and their reasons, not the values the
+// server's message quotes.
+//
+// Which calls are repeated: any call the server refused with 429 Too Many
+// Requests (it did not do it), after its Retry-After (which holds back
+// every request of the rate limiter, up to a minute) or 1 s; Get and List
+// also after a failed connection, 502, 503, 504 or another 5xx with
+// Retry-After; each at most ClientOptions.MaxRetries times (10). A write
+// (Create, Update, UpdateStatus, Patch, Apply, Delete, DeleteCollection,
+// UpdateScale, PatchScale) is never repeated after anything else: after
+// a connection lost once the request was sent, an ended context or a 5xx
+// its outcome is unknown, and its error matches ErrUnknownOutcome. Of
+// those, an Update or UpdateScale with a resourceVersion, a Delete with
+// a UID precondition, an Apply and a merge patch are safe for the caller
+// to repeat (the server refuses a second one with ErrConflict or
+// ErrNotFound, or does the same again); a Create may then fail with
+// ErrAlreadyExists; a JSON patch that appends is not. A write whose
+// success answer cannot be read was applied, and its error says so.
 //
 // # Errors
 //
