@@ -307,12 +307,16 @@ func TestRelistOfObjectsWithoutVersionReachesHandlers(t *testing.T) {
 		if err := informer.WaitForCacheSync(t.Context(), inf, reg); err != nil {
 			t.Fatal(err)
 		}
+		synctest.Wait() // the watch is open
 		src.set(map[string]string{"a": "v2", "same": "v1", "new": "v1"})
 		src.expire()
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		if src.lists != 2 {
-			t.Fatalf("%d lists, want a relist after the expiry", src.lists)
+		src.mu.Lock()
+		lists := src.lists
+		src.mu.Unlock()
+		if lists != 2 {
+			t.Fatalf("%d lists, want a relist after the expiry", lists)
 		}
 		got := map[string]string{}
 		for _, r := range h.all()[3:] {
