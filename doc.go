@@ -89,6 +89,7 @@
 //	             │                              │    ├─ failed, no progress ──► WAIT backoff ──► WATCH
 //	             │                              └────┘
 //	             │                                   ├─ expired, the first time after progress ──┐ at once
+//	             │                                   ├─ expired right after a paged LIST ────────┤ at once, unpaged
 //	             │                                   ├─ expired again, out of order,             │
 //	             │                                   │  8 unreadable events on one stream,       │
 //	             │                                   │  3 watches in a row empty or stalled ─────┤ after WAIT backoff
@@ -99,7 +100,8 @@
 // Backoff: capped, jittered, exponential (ReflectorOptions.Backoff); it
 // starts over after a completed list (unless lists keep expiring before
 // any progress) and after every watch that delivered or stayed open a
-// second. Heartbeats (WatchOptions.Heartbeat), bookmarks and events are
+// second, and the first 4 failures after such a watch wait the initial
+// delay (a burst of errors costs a fraction of a second once it is over). Heartbeats (WatchOptions.Heartbeat), bookmarks and events are
 // liveness: a watch alive past its deadline ends like a timeout, one silent
 // past it is stalled.
 package informer
