@@ -34,6 +34,7 @@ type Reflector[T Object] struct {
 	noWatchList bool      // streaming lists are off
 	lastWarn    time.Time // when a failure was last logged at Warn
 	badRun      int       // unreadable events in a row, for their summary
+	lastBadWarn time.Time // when an unreadable event was last logged at Warn
 	pageRV      string    // the version of the list under way
 }
 
@@ -243,13 +244,16 @@ func (r *Reflector[T]) report(err error) {
 
 // reportBadEvent reports an event the source could not read. A run of
 // them is summarised like a streak of failures: at Warn on the 1st, 2nd,
-// 4th, 8th... in a row, with the count, at Debug in between.
+// 4th, 8th... in a row and at least once a minute, with the count, at
+// Debug in between.
 func (r *Reflector[T]) reportBadEvent(err error) {
 	r.badRun++
-	if r.badRun&(r.badRun-1) != 0 {
+	now := time.Now()
+	if r.badRun&(r.badRun-1) != 0 && now.Sub(r.lastBadWarn) < time.Minute {
 		r.log.Debug("informer reflector", "err", err, "unreadable", r.badRun)
 	} else {
 		r.log.Warn("informer reflector", "err", err, "unreadable", r.badRun)
+		r.lastBadWarn = now
 	}
 	if r.opts.OnError != nil {
 		r.opts.OnError(err)
