@@ -292,37 +292,9 @@ func (s state) failed(o outcome) (state, action) { return s.failedWith(o, action
 
 func (s state) failedWith(o outcome, a action) (state, action) {
 	err := o.err
-	expired := errors.Is(err, ErrExpired)
 	switch {
-	case expired, errors.Is(err, ErrOutOfOrder), errors.Is(err, errSkippedEvents):
-		// Relist from the most recent state: an older one may be gone.
-		// At once the first time after progress; if it expires again
-		// before anything was read, back off like any error, and the
-		// lists that follow do not reset the backoff until a watch makes
-		// progress.
-		s.listRV = ""
-		a.report = reportRoutine
-		if expired && s.progress {
-			s.progress = false
-			return s.to(s.sync(), a)
-		}
-		if expired && s.paged {
-			// The version of a list read in pages was gone before its
-			// watch began: the pages took too long (a failed page
-			// asked again, a slow server), and a list like it would
-			// age as much. List everything in one response, at once,
-			// whose version is as fresh as a list's can be. (Backing
-			// off instead, growing with each such list, left a cache
-			// seconds behind after bursts of errors on later pages.)
-			s.paged, s.unpaged = false, true
-			return s.to(phaseList, a)
-		}
-		if errors.Is(err, errSkippedEvents) {
-			a.report = reportFailure
-			s.failures++
-		}
-		s.stalled = true
-		return s.waitThen(s.sync(), waitBackoff, a)
+	case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder), errors.Is(err, errSkippedEvents):
+		return s.relist(err, a)
 	case o.productive && s.phase == phaseWatch:
 		// A watch that delivered and then broke (a reset, a load
 		// balancer's cut): resume at once.
@@ -355,4 +327,36 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 		}
 	}
 	return s.waitThen(retry, waitBackoff, a)
+}
+
+// relist follows an error that calls for a list from the most recent
+// state (an older one may be gone): an expired version, an event out of
+// order, unreadable events. At once the first time after progress; if it
+// expires again before anything was read, back off like any error, and the
+// lists that follow do not reset the backoff until a watch makes progress.
+func (s state) relist(err error, a action) (state, action) {
+	expired := errors.Is(err, ErrExpired)
+	s.listRV = ""
+	a.report = reportRoutine
+	if expired && s.progress {
+		s.progress = false
+		return s.to(s.sync(), a)
+	}
+	if expired && s.paged {
+		// The version of a list read in pages was gone before its watch
+		// began: the pages took too long (a failed page asked again, a
+		// slow server), and a list like it would age as much. List
+		// everything in one response, at once, whose version is as
+		// fresh as a list's can be. (Backing off instead, growing with
+		// each such list, left a cache seconds behind after bursts of
+		// errors on later pages.)
+		s.paged, s.unpaged = false, true
+		return s.to(phaseList, a)
+	}
+	if errors.Is(err, errSkippedEvents) {
+		a.report = reportFailure
+		s.failures++
+	}
+	s.stalled = true
+	return s.waitThen(s.sync(), waitBackoff, a)
 }
