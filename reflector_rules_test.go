@@ -336,3 +336,20 @@ func TestFailuresAfterAHealthyRunRetryQuickly(t *testing.T) {
 		}
 	})
 }
+
+// A streaming list goes on as a watch once its initial events end: Health
+// says watching from then on, not listing.
+func TestHealthAfterAStreamingList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{WatchList: true})
+		seedItems(t, mem, "ns", 3)
+		var errs errList
+		r := newTestReflector(mem, newSinkRec(), &errs, informer.ReflectorOptions{WatchList: informer.WatchListOn})
+		runReflector(t, r)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if h := r.Health(); h.State != informer.StateWatching || !h.Synced || mem.ListCalls() != 0 {
+			t.Errorf("health %v after a streaming list (%d lists), want synced and watching", h, mem.ListCalls())
+		}
+	})
+}

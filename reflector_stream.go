@@ -303,6 +303,7 @@ func (st *stream[T]) initialEnd(ev Event[T]) (outcome, bool) {
 	st.last = newVersion(ev.ResourceVersion)
 	st.r.setLastRV(ev.ResourceVersion)
 	st.r.listed()
+	st.r.setHealth(StateWatching, time.Time{}, 0) // the stream goes on as a watch
 	return outcome{}, false
 }
 
