@@ -51,6 +51,7 @@ groups=(
   '^BenchmarkWorkqueue$/^InformerToWorker' 12x 1x
   '^BenchmarkHTTPSource$' 6x 1x
   '^BenchmarkHTTPPods$' 1x 1x
+  '^BenchmarkClient$' 1s 10x
 )
 bt_col=1
 $quick && bt_col=2

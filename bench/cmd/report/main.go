@@ -151,6 +151,7 @@ var metrics = []string{
 	"ns/object", "allocs/op", "B/op",
 	"ns/addpop", "allocs/addpop", "B/addpop",
 	"sync-ms", "allocs/pod", "B/pod", "B-held/pod", "peak-MiB", "peak/held",
+	"ns/call",
 }
 
 type pair struct{ ours, cg, label string }
@@ -457,6 +458,7 @@ func writeReport(b *strings.Builder, e env, loads []float64, summary, footprint,
 	p("client-go: `kubernetes.NewForConfig` + `informers.NewSharedInformerFactory(...).Core().V1().Pods()`; ours: `informer.New` over `kube.New[*corev1.Pod]` | ")
 	p("sync: sync-ms, pods/s, allocs/pod and B/pod (every goroutine, the server's included, which are the same for both), B-held/pod (live heap after two GCs after the sync, minus before, per pod), peak-MiB (the largest `HeapAlloc`, sampled every ms during the sync, minus the live heap before) and peak/held (that peak ÷ the heap held after the sync); ")
 	p("watch: ns/event, events/s, allocs/event, B/event; watchlists-refused and watchlists-served (streaming lists tried and refused, or served, per op), protobuf-requests (requests answered in protobuf, per op) |\n")
+	p("| `Client/{Create,Update,Apply,Get}/callers=…` | one call of a typed client for `*corev1.ConfigMap` in JSON, by 1, 8 or 64 goroutines at once (b.N calls shared among them), against a loopback server (`workload.ClientServer`) that reads the body and answers every call with the same 1 KiB ConfigMap (managed fields included) and a new resourceVersion; no client-side rate limit on either side. client-go: the clientset's `CoreV1().ConfigMaps(ns)` (`Apply` with an apply configuration); ours: `kube.NewClient[*corev1.ConfigMap]` (`Apply` with the object). Allocations count every goroutine, the server's too (the same for both) | ns/call (wall time ÷ calls), allocs/op, B/op |\n")
 	p("| `Footprint/N=100000` | `bench/cmd/footprint`, one process per measurement: 100,000 of the same pods held by (a) a plain `map[string]*corev1.Pod` by namespace/name, decoded from the same JSON with `encoding/json` (the floor), (b) our informer and (c) client-go's informer, both synced from the loopback server as in HTTPPods; live heap after two GCs while holding them, minus before | B-held/pod, held-MiB, its ratio to the floor (table below); sec/op is the time to decode or sync |\n\n")
 
 	p("How the two sides are made equal, and where they cannot be:\n\n")
