@@ -161,15 +161,15 @@ func (b *builder) kindDec(t reflect.Type) decFunc {
 		}
 		return stringDec(t)
 	case reflect.Pointer:
-		return b.ptrDec(t)
+		return shareDec(t, b.ptrDec(t))
 	case reflect.Interface:
 		return ifaceDec(t)
 	case reflect.Struct:
 		return b.structDec(t)
 	case reflect.Map:
-		return b.mapDec(t)
+		return shareDec(t, b.mapDec(t))
 	case reflect.Slice:
-		return b.sliceDec(t)
+		return shareDec(t, b.sliceDec(t))
 	case reflect.Array:
 		return b.arrayDec(t)
 	}

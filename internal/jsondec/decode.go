@@ -19,6 +19,7 @@ type decoder struct {
 	savedPath errPath // saved's field path, gathered on the way out
 	fatalPath errPath // the field path of an error being returned
 	kube      bool    // UnmarshalKube: case-sensitive keys, integers as int64
+	share     *Shared // values shared with other decodes, or nil
 
 	scratch []byte          // unescaped strings
 	fold    []byte          // case-folded keys
@@ -35,9 +36,9 @@ var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
 func Unmarshal(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+		return invalidUnmarshal(v)
 	}
-	_, err := unmarshal(data, rv, false, false)
+	_, err := unmarshalWith(data, rv, false, false, nil)
 	return err
 }
 
@@ -58,9 +59,9 @@ func Unmarshal(data []byte, v any) error {
 func UnmarshalKube(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+		return invalidUnmarshal(v)
 	}
-	_, err := unmarshal(data, rv, true, false)
+	_, err := unmarshalWith(data, rv, true, false, nil)
 	return err
 }
 
@@ -85,21 +86,25 @@ func UnmarshalKube(data []byte, v any) error {
 func UnmarshalKubePrefix(data []byte, v any) (n int, err error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return 0, &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+		return 0, invalidUnmarshal(v)
 	}
-	return unmarshal(data, rv, true, true)
+	return unmarshalWith(data, rv, true, true, nil)
 }
 
-// unmarshal decodes data into rv. prefix decodes only the value data
+func invalidUnmarshal(v any) error { return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)} }
+
+// unmarshalWith decodes data into rv, sharing values through share if
+// it is not nil (its lock held). prefix decodes only the value data
 // starts with and returns where it ends (see UnmarshalKubePrefix);
 // otherwise nothing but white space may follow it.
-func unmarshal(data []byte, rv reflect.Value, kube, prefix bool) (int, error) {
+func unmarshalWith(data []byte, rv reflect.Value, kube, prefix bool, share *Shared) (int, error) {
 	c := rootCodec(rv.Type())
 	d := decoderPool.Get().(*decoder)
 	d.data = data
 	d.off = 0
 	d.depth = 0
 	d.kube = kube
+	d.share = share
 	d.saved = nil
 	d.savedPath.reset()
 	d.fatalPath.reset()
@@ -110,6 +115,7 @@ func unmarshal(data []byte, rv reflect.Value, kube, prefix bool) (int, error) {
 	}
 	d.data = nil
 	d.saved = nil
+	d.share = nil
 	if cap(d.scratch) > 1<<16 {
 		d.scratch = nil
 	}

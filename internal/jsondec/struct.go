@@ -18,6 +18,7 @@ type field struct {
 	embeds []embedStep
 	codec  *codec
 	str    bool // a plain string field (no methods, no ",string"), decoded inline
+	ix     int  // index in structCodec.fields
 }
 
 // embedStep is an embedded pointer on the way to a promoted field.
@@ -73,6 +74,7 @@ func (b *builder) structDec(t reflect.Type) decFunc {
 	s := &structCodec{typ: t, fields: make([]field, len(jf))}
 	for i, f := range jf {
 		cf := &s.fields[i]
+		cf.ix = i
 		cf.name = f.name
 		cf.folded = appendFolded(nil, []byte(f.name))
 		// Walk the index path: sum offsets, note embedded pointers.
@@ -218,6 +220,7 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 		return err
 	}
 	depth := d.depth
+	var decoded [4]uint64 // with sharing: the fields decoded, see below
 	c, err := d.ws()
 	if err != nil {
 		return err
@@ -271,6 +274,14 @@ func (s *structCodec) dec(d *decoder, p ptr) error {
 				}
 			}
 		default:
+			if d.share != nil {
+				// A field decoded twice (a repeated key) is decoded into
+				// what the first time left, which may be shared now.
+				if f.ix >= 64*len(decoded) || decoded[f.ix>>6]&(1<<(f.ix&63)) != 0 {
+					return errShareConflict
+				}
+				decoded[f.ix>>6] |= 1 << (f.ix & 63)
+			}
 			fp := p
 			if f.embeds != nil {
 				fp = s.embedded(d, f, p)

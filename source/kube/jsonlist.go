@@ -25,6 +25,7 @@ func (d *listDecoder[T]) decodeStream(r io.Reader, hint int) (informer.Page[T], 
 func (d *listDecoder[T]) decodeStreamWith(r io.Reader, hint int, slow bool) (informer.Page[T], error) {
 	l := &listRead[T]{d: d, s: newJSONStream(r, d.maxTotal), item: -1, hint: hint}
 	l.s.slow = slow
+	l.s.share = d.share
 	s := l.s
 	switch err := s.skipSpace(); {
 	case err == errStreamEOF:
@@ -203,7 +204,7 @@ func (l *listRead[T]) readItem(fillVersion, fillKind string) (int, error) {
 	} else {
 		obj = d.newObj() // decodeObject may have filled part of it
 	}
-	if err := jsondec.UnmarshalKube(v, obj); err != nil {
+	if err := d.share.UnmarshalKube(v, obj); err != nil {
 		return 0, l.fail(objectError(v, obj, err))
 	}
 	l.page.Items = append(l.page.Items, obj)

@@ -31,6 +31,9 @@ type jsonStream struct {
 	total int64
 	eof   bool  // r returned io.EOF, or the stream is in memory
 	ioErr error // r failed: the connection, the context, invalid gzip
+	// share, when not nil, is the Source's table of shared values
+	// (Options.Sharing), through which objects are decoded.
+	share *jsondec.Shared
 	// slow, for the tests that compare both ways, turns decodeObject
 	// off: every value is found with ValueEnd, then decoded.
 	slow bool
@@ -272,7 +275,7 @@ func (s *jsonStream) decodeObject(budget int64, obj any) bool {
 	if int64(len(rest)) > budget {
 		rest = rest[:budget]
 	}
-	n, err := jsondec.UnmarshalKubePrefix(rest, obj)
+	n, err := s.share.UnmarshalKubePrefix(rest, obj)
 	if err != nil {
 		return false
 	}

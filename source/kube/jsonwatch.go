@@ -125,7 +125,7 @@ func (d *watchDecoder[T]) fastEvent() (informer.Event[T], bool) {
 		return none, false
 	}
 	obj := d.newObj()
-	n, err := jsondec.UnmarshalKubePrefix(v[i:], obj)
+	n, err := s.share.UnmarshalKubePrefix(v[i:], obj)
 	if err != nil {
 		return none, false
 	}
@@ -242,7 +242,7 @@ func (d *watchDecoder[T]) event(v []byte) (informer.Event[T], error) {
 			objectVal = withTypeMeta(objectVal, apiVersion, kind)
 		}
 		obj := d.newObj()
-		if err := jsondec.UnmarshalKube(objectVal, obj); err != nil {
+		if err := d.s.share.UnmarshalKube(objectVal, obj); err != nil {
 			return ev, fmt.Errorf("the %s event's object: %w", typ, objectError(objectVal, obj, err))
 		}
 		if err := d.kinds.checkObject(obj); err != nil {

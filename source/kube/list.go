@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/informer-go/informer/internal/jsondec"
 	"io"
 	"strconv"
 
@@ -59,7 +60,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
 		page, err = d.decode(body, hint)
 	} else {
-		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
+		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds, share: s.share}
 		page, err = d.decode(body, hint)
 	}
 	if err != nil {
@@ -109,6 +110,7 @@ type listDecoder[T informer.Object] struct {
 	maxTotal  int64
 	res       string
 	kinds     *kindRule
+	share     *jsondec.Shared // Options.Sharing's table, or nil
 }
 
 // decode reads a whole list response from r; hint is the expected number

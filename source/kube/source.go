@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/jsondec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -95,6 +96,20 @@ type Options struct {
 	// type than T.
 	Protobuf ProtobufCodec
 
+	// Sharing chooses whether the objects this Source decodes share
+	// their identical parts: SharingOn (the zero value, SharingDefault,
+	// means it) decodes a container, volume, toleration list, label map,
+	// owner reference... that is byte for byte the same as one an object
+	// decoded earlier still holds into that same value, so the pods of a
+	// Deployment hold their spec once; SharingOff gives every object
+	// values of its own. Either way the objects are equal; what changes
+	// is that, with sharing, writing into a slice, map or struct an
+	// object points to may change other objects too. The informer's
+	// objects are read-only (see the informer package's Handler): replace
+	// a field (pod.Spec.Containers = cs) on a copy, never write through
+	// one. See SharingOn for what it costs and saves.
+	Sharing Sharing
+
 	// DisableKindCheck turns off the check of the kinds the server sends
 	// against the Go type name of T (see Resource.Kind), for a T whose
 	// name is not its Kind; a Resource.Kind, when set, is checked anyway.
@@ -173,6 +188,7 @@ type Source[T informer.Object] struct {
 	metadataOnly bool
 	content      contentTypes
 	protoDecode  func(T, []byte) error // Options.Protobuf's, or nil
+	share        *jsondec.Shared       // Options.Sharing's table, or nil
 	gzip         bool
 	limiter      *RateLimiter
 	baseQuery    url.Values
@@ -263,6 +279,9 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		limiter:      limiter,
 		baseQuery:    url.Values{},
 		ownClient:    ownClient,
+	}
+	if opts.Sharing != SharingOff {
+		s.share = jsondec.NewShared(0)
 	}
 	c := *client
 	c.CheckRedirect = s.checkRedirect

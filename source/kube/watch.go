@@ -77,6 +77,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 	} else {
 		d := newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 		d.kinds = s.kinds
+		d.s.share = s.share
 		w.dec = d
 	}
 	return w, nil

@@ -37,6 +37,7 @@ import (
 func main() {
 	impl := flag.String("impl", "", "map, informer or client-go")
 	n := flag.Int("n", workload.FootprintPods, "pods")
+	sharing := flag.String("sharing", "on", "informer: kube.Options.Sharing, on or off")
 	flag.Parse()
 
 	var srv *workload.PodServer
@@ -56,7 +57,7 @@ func main() {
 			return len(m), m
 		}
 	case "informer":
-		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: kube.ContentTypeJSON})
+		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: kube.ContentTypeJSON, Sharing: sharingOption(*sharing)})
 		check(err)
 		inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		hold = func() (int, any) {
@@ -92,6 +93,17 @@ func main() {
 		check(fmt.Errorf("%s holds %d pods, want %d", *impl, count, *n))
 	}
 	fmt.Printf("BenchmarkFootprint/N=%d \t1\t%d ns/op\t%.0f B-held/pod\t%.1f held-MiB\n", *n, took.Nanoseconds(), held/float64(*n), held/(1<<20))
+}
+
+func sharingOption(s string) kube.Sharing {
+	switch s {
+	case "on":
+		return kube.SharingOn
+	case "off":
+		return kube.SharingOff
+	}
+	check(fmt.Errorf("-sharing must be on or off, not %q", s))
+	return 0
 }
 
 func check(err error) {
