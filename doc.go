@@ -52,7 +52,15 @@
 // # Sharing
 //
 // Objects in the cache and in notifications are shared by every reader and
-// handler: never mutate them; copy first. Handlers and every other function
+// handler, and their parts may be shared between objects (source/kube
+// decodes byte-for-byte identical containers, volumes, label maps... into
+// one value): never write into them, nor into anything reachable from
+// them; deep-copy first. Handler says exactly what is allowed. The
+// mutation detector (Options.DetectMutations, or the environment variable
+// INFORMER_MUTATION_DETECTOR: "1" reports, "panic" panics, as this
+// project's tests run) keeps a deep copy of every object put in the cache
+// and reports a *MutationError when one changed: at the key's next change
+// and when Run ends. Handlers and every other function
 // a user gives the library (key, index and transform functions, OnError)
 // are never called while the library holds a lock.
 //

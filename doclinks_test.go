@@ -23,7 +23,7 @@ var externalNames = []string{
 	"TextUnmarshaler", "TextUnmarshalers", "UnmarshalJSON", "UnmarshalTypeError", "UseNumber",
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
-	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired",
+	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy",
 }
 
 var (

@@ -13,6 +13,23 @@ package informer
 // resourceVersion, OnAdd for a new one, OnDelete (FinalStateUnknown) for
 // one that vanished; objects found unchanged are not reported unless
 // HandlerOptions.RelistUnchanged asks for it.
+//
+// Objects are read-only. The objects a handler gets (and those of the
+// Lister and the Indexer) are the cache's, shared with every other
+// handler and reader, and a decoder may share their parts between
+// objects too (source/kube decodes identical containers, volumes, label
+// maps... of different objects into one value: see its Sharing option).
+// A handler may read them, keep them (they never change: a later state
+// is a new object), pass them on, and use them as the base of a copy; to
+// change something, deep-copy first (the types of k8s.io/api have
+// DeepCopy) and write into the copy. It may not write into them: not
+// set a field, not append to or write an element of a slice, not set or
+// delete a map key, not write through a pointer, of the object or of
+// anything reachable from it, even for a moment. A shallow copy
+// (c := *pod) may have its own fields replaced (c.Labels = newMap), but
+// what it shares with the original (c.Labels["x"] = "y",
+// c.Spec.Containers[0].Image = ...) stays read-only. Options.DetectMutations
+// (or INFORMER_MUTATION_DETECTOR=1) finds violations.
 type Handler[T Object] interface {
 	// OnAdd reports an object new to this handler. isInInitialList is true
 	// for the objects of the first list, and for the cache's contents replayed

@@ -33,7 +33,12 @@ type Options[T Object] struct {
 	// it enters the cache, for example to drop fields the program does not
 	// need. It may change its argument in place only if the Source does not
 	// keep it (a Kubernetes source decodes a new object for every event;
-	// source/memory shares its objects, so return a copy there). When
+	// source/memory shares its objects, so return a copy there), and then
+	// only by replacing the object's own fields (obj.ManagedFields = nil,
+	// obj.Annotations = trimmed copy): a Kubernetes source shares the
+	// values those fields point to between objects (its Sharing option),
+	// so deleting a map key or writing into a slice element or a
+	// pointed-to struct would change other objects too. When
 	// Transform fails (a nil result without an error fails too, with
 	// ErrNilObject) the error is reported as an *ObjectError with Op
 	// "transform" and the object is left out of a list or an add or
@@ -57,6 +62,19 @@ type Options[T Object] struct {
 	// BatchSize is the most keys the process loop takes from the queue at
 	// once; 0 means 128.
 	BatchSize int
+	// DetectMutations turns on the mutation detector, for tests and
+	// debugging (it doubles the cache's memory and costs a deep copy per
+	// change): the informer keeps a deep copy of every object it puts in
+	// the cache and compares the object with it when a later change for
+	// its key replaces or deletes it, and for every key when Run ends. A
+	// difference means someone wrote into a read-only object (see
+	// Handler); it is reported as a *MutationError (ErrObjectMutated) to
+	// OnError and the log. The environment variable
+	// INFORMER_MUTATION_DETECTOR (MutationDetectorEnv) turns it on for
+	// every informer whose DetectMutations is false: "1" reports, "panic"
+	// panics at the first mutation found, as the project's tests do;
+	// client-go's KUBE_CACHE_MUTATION_DETECTOR=true is read as "1".
+	DetectMutations bool
 }
 
 // HandlerOptions configures one handler.
@@ -117,6 +135,7 @@ type Informer[T Object] struct {
 
 	notes   []keyedNote[T] // process loop scratch
 	results []applyResult[T]
+	detect  *mutationDetector[T] // nil unless Options.DetectMutations
 }
 
 // applyResult is what applying one delta to the cache found.
@@ -158,6 +177,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		stopped:  make(chan struct{}),
 	}
 	inf.applied.order = newVersionOrder(src)
+	inf.detect = newMutationDetector[T](detectorMode(opts.DetectMutations))
 	if inf.log == nil {
 		inf.log = slog.Default()
 	}
@@ -295,6 +315,11 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	inf.processLoop(runCtx)
 	cancel()
 	wg.Wait()
+	if inf.detect != nil {
+		for _, err := range inf.detect.checkAll("when Run ended") {
+			inf.report(err)
+		}
+	}
 
 	inf.mu.Lock()
 	inf.state = stateStopped
@@ -413,6 +438,9 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	r := 0
 	for _, kd := range batch {
 		for _, d := range kd.Deltas {
+			if inf.detect != nil {
+				inf.detectMutation(kd.Key, d, &results[r])
+			}
 			if n, ok := inf.noteOf(&kd, d, &results[r]); ok {
 				notes = append(notes, n)
 			}
@@ -431,6 +459,21 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		results = nil
 	}
 	inf.notes, inf.results = notes[:0], results[:0]
+}
+
+// detectMutation checks the object that delta d of key replaced or
+// deleted in the cache against its copy, and records the new one.
+func (inf *Informer[T]) detectMutation(key string, d Delta[T], res *applyResult[T]) {
+	var err error
+	switch {
+	case d.Type == DeltaDeleted && res.existed:
+		err = inf.detect.removed(key)
+	case d.Type != DeltaDeleted && res.err == nil:
+		err = inf.detect.handedOver(key, d.Object)
+	}
+	if err != nil {
+		inf.report(err)
+	}
 }
 
 // noteOf is the notification of delta d of kd, which the cache applied with

@@ -45,6 +45,11 @@ elif ! interop_installed; then
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${interop_debs[@]}" >/dev/null
 fi
+# Every informer of every test runs with the mutation detector, which
+# panics at the first object changed after it was handed over (informer's
+# Options.DetectMutations): handlers and tests must treat objects as
+# read-only.
+export INFORMER_MUTATION_DETECTOR=panic
 export INTEROP_REQUIRE=1
 export INTEROP_REPORT="$PWD/interop/report.txt"
 rm -f "$INTEROP_REPORT"
