@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/informer-go/informer/internal/jsondec"
 	"io"
 	"strconv"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/jsondec"
 )
 
 // List returns one page of the collection: GET with limit, continue,
