@@ -23,7 +23,7 @@ var externalNames = []string{
 	"TextUnmarshaler", "TextUnmarshalers", "UnmarshalJSON", "UnmarshalTypeError", "UseNumber",
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
-	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy",
+	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy", "BenchmarkScale", "VmHWM",
 }
 
 var (

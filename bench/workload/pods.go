@@ -151,6 +151,8 @@ type PodServer struct {
 	*httptest.Server
 	n, events int
 	mode      PodMode
+	set       PodSet // nil: PodJSON's pods (AppendPod)
+	expire    atomic.Bool
 	start     chan struct{}
 	startOnce sync.Once
 	watches   atomic.Int32
@@ -170,6 +172,31 @@ func NewPodServerMode(n, events int, mode PodMode) *PodServer {
 	s := &PodServer{n: n, events: events, mode: mode, start: make(chan struct{})}
 	s.Server = httptest.NewServer(s)
 	return s
+}
+
+// NewPodServerSet starts a PodServer of the first n pods of set; Close
+// it.
+func NewPodServerSet(set PodSet, n, events int, mode PodMode) *PodServer {
+	s := &PodServer{n: n, events: events, mode: mode, set: set, start: make(chan struct{})}
+	s.Server = httptest.NewServer(s)
+	return s
+}
+
+// ExpireWatches ends the open watches (closing the connections) and
+// answers the next watch request with 410 Gone, as kube-apiserver does
+// when a client's resourceVersion was compacted: the client relists.
+// Later watch requests are served again.
+func (s *PodServer) ExpireWatches() {
+	s.expire.Store(true)
+	s.Server.CloseClientConnections()
+}
+
+// appendJSON appends pod i at rv in JSON.
+func (s *PodServer) appendJSON(buf []byte, i, rv int) []byte {
+	if s.set != nil {
+		return s.set.AppendJSON(buf, i, rv)
+	}
+	return AppendPod(buf, i, rv)
 }
 
 // StartEvents lets the first watch stream its events.
@@ -225,7 +252,7 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if pb {
 		w.Header().Set("Content-Type", ctProtobuf)
-		writeProtobufPodList(w, from, to, cont)
+		writeProtobufPodList(w, s.set, from, to, cont)
 		return
 	}
 	w.Header().Set("Content-Type", ctJSON)
@@ -236,7 +263,7 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if i > from {
 			bw.WriteByte(',')
 		}
-		buf = AppendPod(buf[:0], i, i+1)
+		buf = s.appendJSON(buf[:0], i, i+1)
 		bw.Write(buf)
 	}
 	bw.WriteString("]}")
@@ -252,6 +279,12 @@ func (s *PodServer) watch(w http.ResponseWriter, r *http.Request, pb bool) {
 		io.WriteString(w, watchListRefusal)
 		return
 	}
+	if s.expire.CompareAndSwap(true, false) {
+		w.Header().Set("Content-Type", ctJSON)
+		w.WriteHeader(http.StatusGone)
+		io.WriteString(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version","reason":"Expired","code":410}`)
+		return
+	}
 	if pb {
 		w.Header().Set("Content-Type", ctProtobufWatch)
 	} else {
@@ -264,7 +297,7 @@ func (s *PodServer) watch(w http.ResponseWriter, r *http.Request, pb bool) {
 		return
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	ew := eventWriter{bw: bw, pb: pb}
+	ew := eventWriter{bw: bw, pb: pb, set: s.set}
 	if initial {
 		s.Streamed.Add(1)
 		for i := range s.n {
@@ -297,6 +330,7 @@ func (s *PodServer) watch(w http.ResponseWriter, r *http.Request, pb bool) {
 type eventWriter struct {
 	bw            *bufio.Writer
 	pb            bool
+	set           PodSet
 	buf, obj, msg []byte
 }
 
@@ -304,12 +338,20 @@ type eventWriter struct {
 // connection failed.
 func (e *eventWriter) pod(typ string, i, rv int) bool {
 	if e.pb {
-		e.msg = appendProtobufPod(e.msg[:0], i, rv)
+		if e.set != nil {
+			e.msg = e.set.AppendProtobuf(e.msg[:0], i, rv)
+		} else {
+			e.msg = appendProtobufPod(e.msg[:0], i, rv)
+		}
 		e.obj = appendUnknown(e.obj[:0], "Pod", e.msg)
 		e.buf = appendProtobufEvent(e.buf[:0], typ, e.obj)
 	} else {
 		e.buf = append(append(append(e.buf[:0], `{"type":"`...), typ...), `","object":`...)
-		e.buf = AppendPod(e.buf, i, rv)
+		if e.set != nil {
+			e.buf = e.set.AppendJSON(e.buf, i, rv)
+		} else {
+			e.buf = AppendPod(e.buf, i, rv)
+		}
 		e.buf = append(e.buf, "}\n"...)
 	}
 	_, err := e.bw.Write(e.buf)

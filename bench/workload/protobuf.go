@@ -74,7 +74,7 @@ func appendUnknown(buf []byte, kind string, raw []byte) []byte {
 // runtime.Unknown whose raw bytes are the list, built in a pooled buffer
 // (each pod marshalled in place) and written without another copy, so
 // that the server adds little garbage to the clients' measurements.
-func writeProtobufPodList(w io.Writer, from, to int, cont string) error {
+func writeProtobufPodList(w io.Writer, set PodSet, from, to int, cont string) error {
 	meta, err := (&metav1.ListMeta{ResourceVersion: strconv.Itoa(PodListRV), Continue: cont}).Marshal()
 	if err != nil {
 		panic("workload: marshal ListMeta: " + err.Error())
@@ -83,7 +83,13 @@ func writeProtobufPodList(w io.Writer, from, to int, cont string) error {
 	defer listBuffers.Put(bp)
 	// PodList: field 1 (metadata) and field 2 (items), length-delimited.
 	list := appendField((*bp)[:0], 1, meta)
+	var msg []byte
 	for i := from; i < to; i++ {
+		if set != nil {
+			msg = set.AppendProtobuf(msg[:0], i, i+1)
+			list = appendField(list, 2, msg)
+			continue
+		}
 		list = appendProtobufPodField(list, 2, i, i+1)
 	}
 	*bp = list

@@ -13,6 +13,15 @@
 // B-held/pod (live heap after two GCs, holding the pods, minus the live
 // heap before, per pod) and held-MiB. bench/run.sh runs it once per
 // implementation per round, each in a new process.
+//
+// With -scale, the pods are workload.ScalePods (n pods from n/100
+// Deployments of 1 to 500 replicas in 300 namespaces, per-pod statuses),
+// served in the -mode json, json-watchlist or protobuf, and the line,
+// BenchmarkScale/N=<n>/mode=<mode>, also has sync-ms (for the map: the
+// decoding), peak-RSS-MiB (the process's VmHWM, server included) and,
+// with -relist (json and protobuf), relist-peak/steady: the largest live
+// heap (runtime/metrics /gc/heap/live:bytes, sampled every millisecond)
+// while the client relists after a 410 Gone, over the live heap before.
 package main
 
 import (
@@ -23,6 +32,9 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/informer-go/informer"
@@ -38,12 +50,36 @@ func main() {
 	impl := flag.String("impl", "", "map, informer or client-go")
 	n := flag.Int("n", workload.FootprintPods, "pods")
 	sharing := flag.String("sharing", "on", "informer: kube.Options.Sharing, on or off")
+	scale := flag.Bool("scale", false, "serve workload.ScalePods (n/100 templates) instead of one template")
+	modeName := flag.String("mode", "json", "with -scale: json, json-watchlist or protobuf")
+	relist := flag.Bool("relist", false, "with -scale: measure the live heap during a relist")
 	flag.Parse()
 
+	mode := workload.PodMode{Name: "json"}
+	for _, m := range workload.PodModes {
+		if m.Name == *modeName {
+			mode = m
+		}
+	}
+	if mode.Name != *modeName {
+		check(fmt.Errorf("-mode %q: json, json-watchlist or protobuf", *modeName))
+	}
+	var set *workload.ScalePods
+	if *scale {
+		set = workload.NewScalePods(*n)
+	}
 	var srv *workload.PodServer
 	if *impl != "map" {
-		srv = workload.NewPodServer(*n, 0)
+		if set != nil {
+			srv = workload.NewPodServerSet(set, *n, 0, mode)
+		} else {
+			srv = workload.NewPodServer(*n, 0)
+		}
 		defer srv.Close()
+	}
+	ct, pb := "application/json", kube.Options{ContentType: kube.ContentTypeJSON}
+	if mode.Protobuf {
+		ct, pb = "application/vnd.kubernetes.protobuf", kube.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[*corev1.Pod]()}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -52,14 +88,27 @@ func main() {
 	switch *impl {
 	case "map":
 		hold = func() (int, any) {
-			m, err := workload.DecodePods(*n)
+			var m map[string]*corev1.Pod
+			var err error
+			if set != nil {
+				m, err = workload.DecodeSet(set, *n)
+			} else {
+				m, err = workload.DecodePods(*n)
+			}
 			check(err)
 			return len(m), m
 		}
 	case "informer":
-		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{ContentType: kube.ContentTypeJSON, Sharing: sharingOption(*sharing)})
+		ko := pb
+		ko.Sharing = sharingOption(*sharing)
+		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
 		check(err)
-		inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		o := informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		o.Reflector.WatchList = informer.WatchListOff
+		if mode.WatchList {
+			o.Reflector.WatchList = informer.WatchListOn
+		}
+		inf := informer.New[*corev1.Pod](src, o)
 		hold = func() (int, any) {
 			go inf.Run(ctx)
 			check(inf.WaitForSync(ctx))
@@ -67,7 +116,7 @@ func main() {
 		}
 	case "client-go":
 		// As in bench/clientgo's HTTPPods (json mode): JSON, and our source's QPS and burst.
-		cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/json"}, QPS: 50, Burst: 100})
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: ct}, QPS: 50, Burst: 100})
 		check(err)
 		factory := informers.NewSharedInformerFactory(cs, 0)
 		inf := factory.Core().V1().Pods().Informer()
@@ -92,7 +141,86 @@ func main() {
 	if count != *n {
 		check(fmt.Errorf("%s holds %d pods, want %d", *impl, count, *n))
 	}
-	fmt.Printf("BenchmarkFootprint/N=%d \t1\t%d ns/op\t%.0f B-held/pod\t%.1f held-MiB\n", *n, took.Nanoseconds(), held/float64(*n), held/(1<<20))
+	if set == nil {
+		fmt.Printf("BenchmarkFootprint/N=%d \t1\t%d ns/op\t%.0f B-held/pod\t%.1f held-MiB\n", *n, took.Nanoseconds(), held/float64(*n), held/(1<<20))
+		return
+	}
+	extra := ""
+	if *relist && srv != nil && !mode.WatchList {
+		steady := liveHeap()
+		peak := relistPeak(srv)
+		extra = fmt.Sprintf("\t%.3f relist-peak/steady", float64(peak)/float64(steady))
+	}
+	runtime.KeepAlive(keep)
+	fmt.Printf("BenchmarkScale/N=%d/mode=%s \t1\t%d ns/op\t%.0f sync-ms\t%.0f B-held/pod\t%.1f held-MiB\t%.0f peak-RSS-MiB%s\n",
+		*n, mode.Name, took.Nanoseconds(), float64(took.Milliseconds()), held/float64(*n), held/(1<<20), peakRSS(), extra)
+}
+
+// liveHeap is runtime/metrics' /gc/heap/live:bytes after a GC: the heap
+// marked live by the last cycle.
+func liveHeap() uint64 {
+	runtime.GC()
+	return readLive()
+}
+
+func readLive() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// relistPeak makes the server expire the client's watch, so that it
+// relists, and returns the largest live heap seen (every millisecond)
+// from then until a second after the last list request (the relist's
+// pages: one or several, as the client asks).
+func relistPeak(srv *workload.PodServer) uint64 {
+	before := srv.Lists.Load()
+	var peak uint64
+	done := make(chan struct{})
+	go func() {
+		srv.ExpireWatches()
+		t0 := time.Now()
+		for srv.Lists.Load() == before {
+			if time.Since(t0) > 2*time.Minute {
+				check(fmt.Errorf("no relist within 2 minutes of the watch's expiry"))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		for last := srv.Lists.Load(); ; {
+			time.Sleep(time.Second)
+			if now := srv.Lists.Load(); now == last {
+				break
+			} else {
+				last = now
+			}
+		}
+		close(done)
+	}()
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for {
+		peak = max(peak, readLive())
+		select {
+		case <-done:
+			return peak
+		case <-t.C:
+		}
+	}
+}
+
+// peakRSS is the process's peak resident set (VmHWM), in MiB.
+func peakRSS() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 func sharingOption(s string) kube.Sharing {
