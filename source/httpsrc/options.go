@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/informer-go/informer"
 )
@@ -219,6 +220,23 @@ func (o *Options[T]) eventType(name []byte) (informer.EventType, bool) {
 	}
 	if t, ok := types[string(name)]; ok { // no allocation
 		return t, true
+	}
+	// The keys are in lower case (New lowers them): lower an ASCII name
+	// on the stack (no allocation), any other with strings.ToLower.
+	var buf [64]byte
+	if len(name) <= len(buf) {
+		ascii := true
+		for i, c := range name {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			ascii = ascii && c < utf8.RuneSelf
+			buf[i] = c
+		}
+		if ascii {
+			t, ok := types[string(buf[:len(name)])]
+			return t, ok
+		}
 	}
 	t, ok := types[strings.ToLower(string(name))]
 	return t, ok

@@ -22,6 +22,7 @@ import (
 func TestEventTypeNames(t *testing.T) {
 	flags := map[string]informer.EventType{
 		"Flag.Created": informer.EventAdded, "FLAG.DELETED": informer.EventDeleted, "KeepAlive": httpsrc.Ignore,
+		"Geändert": informer.EventModified,
 	}
 	tests := []struct {
 		name, ctype, body string
@@ -31,8 +32,9 @@ func TestEventTypeNames(t *testing.T) {
 		{
 			name: "keys in any case", ctype: "text/event-stream", types: flags,
 			body: "id: 2\nevent: flag.created\ndata: {\"metadata\":{\"name\":\"a\"}}\n\n" +
-				"id: 3\nevent: Flag.Deleted\ndata: {\"metadata\":{\"name\":\"a\"}}\n\n",
-			want: "ADDED:a@2 DELETED:a@3",
+				"id: 3\nevent: Flag.Deleted\ndata: {\"metadata\":{\"name\":\"a\"}}\n\n" +
+				"id: 4\nevent: GEÄNDERT\ndata: {\"metadata\":{\"name\":\"a\"}}\n\n",
+			want: "ADDED:a@2 DELETED:a@3 MODIFIED:a@4",
 		},
 		{
 			name: "ignored by the user's map", ctype: "text/event-stream", types: flags,

@@ -140,14 +140,17 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 		if ev.data == nil { // an id alone: the stream moved on
 			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
 		}
-		if w.ignored([]byte(ev.typ)) {
+		name := []byte(ev.typ)
+		t, known := w.s.opts.eventType(name)
+		if known && t == Ignore {
+			w.alive()
 			continue
 		}
 		rv := ""
 		if ev.hasID {
 			rv = ev.id
 		}
-		e, err := w.event([]byte(ev.typ), ev.data, rv, where)
+		e, err := w.event(name, t, known, ev.data, rv, where)
 		if err == errKeepAlive {
 			w.alive()
 			continue
@@ -166,19 +169,6 @@ func (w *streamWatcher[T]) alive() {
 	if w.heartbeat != nil {
 		w.heartbeat()
 	}
-}
-
-// ignored reports whether events named name are to be skipped
-// (Options.Types maps the name to Ignore): keep-alives. Like SSE comments
-// and blank NDJSON lines, they show that the stream is alive: a
-// heartbeat is reported.
-func (w *streamWatcher[T]) ignored(name []byte) bool {
-	t, ok := w.s.opts.eventType(name)
-	if ok && t == Ignore {
-		w.alive()
-		return true
-	}
-	return false
 }
 
 func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
@@ -211,7 +201,11 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			msg, _ := pointer{"message"}.find(obj)
 			return informer.Event[T]{}, &StatusError{Op: "watch", Path: "(ERROR event)", Code: c, Expired: w.s.opts.expired(c), Message: cleanMessage(scalarString(msg))}
 		}
-		if w.ignored(name) {
+		t, known := w.s.opts.eventType(name)
+		if known && t == Ignore {
+			// A keep-alive (Options.Types maps its name to Ignore): like a
+			// blank line, it shows the stream is alive.
+			w.alive()
 			continue
 		}
 		if bytes.EqualFold(name, []byte("BOOKMARK")) && rv == "" {
@@ -227,12 +221,12 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		if obj == nil && !strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
 			return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
 		}
-		ev, err := w.event(name, obj, rv, where)
+		ev, err := w.event(name, t, known, obj, rv, where)
 		if err != nil && !exact && errors.Is(err, informer.ErrBadEvent) {
 			// The guess at the object's end may have been wrong (it was
 			// not the last member): find it exactly and try again.
 			if obj, _ = w.s.evObject.find(line); obj != nil {
-				ev, err = w.event(name, obj, rv, where)
+				ev, err = w.event(name, t, known, obj, rv, where)
 			}
 		}
 		if err == errKeepAlive {
@@ -243,13 +237,13 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 	}
 }
 
-// event turns a type name and an object into an Event.
-func (w *streamWatcher[T]) event(name, data []byte, rv string, where int64) (informer.Event[T], error) {
+// event turns a type name, its type in Options.Types (known: it is
+// there), and an object into an Event.
+func (w *streamWatcher[T]) event(name []byte, t informer.EventType, known bool, data []byte, rv string, where int64) (informer.Event[T], error) {
 	if len(name) == len(w.s.opts.ExpiredEvent) && strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
 		return informer.Event[T]{}, fmt.Errorf("httpsrc: watch from %q: the server says it is too old: %w", w.from, informer.ErrExpired)
 	}
-	t, ok := w.s.opts.eventType(name)
-	if !ok {
+	if !known {
 		// ErrUnknownEventType for errors.Is: a reflector skips such an
 		// event as carrying no change, not as a lost one.
 		return informer.Event[T]{}, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "watch", Where: eventAt(where),
