@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log"
@@ -219,5 +220,67 @@ func TestClientReadRetried(t *testing.T) {
 	got, err := c.Get(t.Context(), "ns", "a", GetOptions{})
 	if err != nil || got.Spec.Color != "blue" || n.Load() != 3 {
 		t.Errorf("Get: %v, %v after %d requests, want the widget after 3", got, err, n.Load())
+	}
+}
+
+// TestClientReadErrors checks the sentinels of a Get's refusals.
+func TestClientReadErrors(t *testing.T) {
+	for _, tt := range []struct {
+		code   int
+		reason string
+		is     error
+	}{
+		{403, "Forbidden", ErrForbidden},
+		{401, "Unauthorized", ErrUnauthorized},
+		{410, "Gone", ErrGone},
+		{410, "Expired", ErrGone},
+		{404, "NotFound", ErrNotFound},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			c, n := faultServer(t, ClientOptions{}, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				answer(w, tt.code, statusJSON(tt.code, tt.reason, "no"))
+			})
+			_, err := c.Get(t.Context(), "ns", "a", GetOptions{})
+			var ae *APIError
+			if !errors.Is(err, tt.is) || !errors.As(err, &ae) || ae.Object != "ns/a" || ae.Op != "get" || n.Load() != 1 {
+				t.Errorf("%v (%d requests): want %v naming ns/a, sent once", err, n.Load(), tt.is)
+			}
+		})
+	}
+}
+
+// TestClientWriteContextEnds checks that a write whose context ends while
+// the server holds it is an ErrUnknownOutcome that also matches the
+// context's error, sent once.
+func TestClientWriteContextEnds(t *testing.T) {
+	c, n := faultServer(t, ClientOptions{}, func(_ int32, w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Update(ctx, newWidget("a"), WriteOptions{})
+	if !errors.Is(err, ErrUnknownOutcome) || !errors.Is(err, context.DeadlineExceeded) || n.Load() != 1 {
+		t.Errorf("%v (%d requests): want ErrUnknownOutcome and DeadlineExceeded, sent once", err, n.Load())
+	}
+}
+
+// TestClientWriteRedirect checks that a write is never redirected:
+// net/http would turn a redirected POST into a GET, whose answer would
+// pass for the write's.
+func TestClientWriteRedirect(t *testing.T) {
+	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			c, n := faultServer(t, ClientOptions{}, func(_ int32, w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					answer(w, 200, widgetJSON("ns", "a", "7", "blue"))
+					return
+				}
+				http.Redirect(w, r, "/elsewhere", code)
+			})
+			_, err := c.Create(t.Context(), newWidget("a"), WriteOptions{})
+			if !errors.Is(err, ErrRedirect) || errors.Is(err, ErrUnknownOutcome) || n.Load() != 1 {
+				t.Errorf("%v (%d requests): want ErrRedirect, sent once", err, n.Load())
+			}
+		})
 	}
 }

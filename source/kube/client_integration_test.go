@@ -188,3 +188,22 @@ func TestIntegrationClientReadYourWrites(t *testing.T) {
 		t.Errorf(`Get with resourceVersion "0": %v, %v`, got, err)
 	}
 }
+
+// TestIntegrationClientForbidden writes with credentials that may not.
+func TestIntegrationClientForbidden(t *testing.T) {
+	_, r := newTestClient(t)
+	ns := r.namespace("client-forbidden")
+	cfg := kubeConfigFor(t, needKube(t), "informer-test-unprivileged")
+	c, err := NewClient[*configMap](cfg, configMapsRes, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Create(t.Context(), &configMap{ObjectMeta: metav1.ObjectMeta{Name: "f", Namespace: ns}}, WriteOptions{})
+	var ae *APIError
+	if !errors.Is(err, ErrForbidden) || !errors.As(err, &ae) || ae.Code != 403 || errors.Is(err, ErrUnknownOutcome) {
+		t.Errorf("Create: %v, want a 403 ErrForbidden", err)
+	}
+	if _, err := c.Get(t.Context(), ns, "f", GetOptions{}); !errors.Is(err, ErrForbidden) {
+		t.Errorf("Get: %v, want ErrForbidden", err)
+	}
+}
