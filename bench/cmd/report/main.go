@@ -66,7 +66,7 @@ func main() {
 func depsSection(results string) string {
 	var b strings.Builder
 	b.WriteString("\n## Dependency weight\n\n")
-	b.WriteString("A minimal program (watch pods from kubeconfig, print adds, list via the lister) written with this library, with client-go, and as a floor with only k8s.io/api + apimachinery + net/http; each is its own module under [`bench/deps/`](bench/deps/), measured by `bench/deps/measure.sh` (details, commands and the start check against a real kube-apiserver in `bench/deps/RESULTS.md`).\n\n")
+	b.WriteString("A minimal program (watch pods from kubeconfig, print adds, list via the lister) written with this library, with client-go, and as a floor with only k8s.io/api + apimachinery + net/http; and a whole controller, [`examples/mirror`](examples/mirror/) (informers of two namespaces, a work queue, typed writes, leader election on a Lease, events), beside the same controller written with client-go (`mirror-clientgo`) and with controller-runtime (`mirror-ctrlruntime`). Each is its own module under [`bench/deps/`](bench/deps/) (but `mirror`, in the examples module), measured by `bench/deps/measure.sh` (details, commands and the start check against a real kube-apiserver in `bench/deps/RESULTS.md`).\n\n")
 	for _, line := range strings.Split(results, "\n") {
 		if strings.HasPrefix(line, "Measured ") || strings.HasPrefix(line, "|") {
 			b.WriteString(line + "\n")
