@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -45,66 +46,25 @@ const retryDelay = time.Second
 // whose request may have reached the server, an error matching
 // ErrUnknownOutcome.
 func (c *Client[T]) send(ctx context.Context, k *call) (*http.Response, error) {
-	target := c.base + k.path
+	target, errPath := c.base+k.path, c.basePath+k.path
 	if len(k.query) > 0 {
-		target += "?" + k.query.Encode()
-	}
-	errPath := c.basePath + k.path
-	if len(k.query) > 0 {
-		errPath += "?" + k.query.Encode()
+		q := "?" + k.query.Encode()
+		target, errPath = target+q, errPath+q
 	}
 	for attempt := 0; ; attempt++ {
 		if err := c.limiter.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("kube: %s: waiting for the rate limiter: %w", c.describe(k), err)
 		}
-		var body *bytes.Reader
-		if k.body != nil {
-			body = bytes.NewReader(k.body)
-		}
-		var req *http.Request
-		var err error
-		if body != nil {
-			req, err = http.NewRequestWithContext(ctx, k.method, target, body)
-		} else {
-			req, err = http.NewRequestWithContext(ctx, k.method, target, nil)
-		}
+		req, err := c.newRequest(ctx, k, target)
 		if err != nil {
-			return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
-		}
-		req.Header.Set("Accept", k.accept)
-		if k.contentType != "" {
-			req.Header.Set("Content-Type", k.contentType)
-		}
-		if c.gzip {
-			req.Header.Set("Accept-Encoding", "gzip")
-		}
-		if c.opts.UserAgent != "" {
-			req.Header.Set("User-Agent", c.opts.UserAgent)
+			return nil, err
 		}
 		resp, err := c.client.Do(req)
 		if err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				ue.URL = redactedURL(ue.URL)
+			if err := c.afterTransportError(ctx, k, attempt, err); err != nil {
+				return nil, err
 			}
-			switch {
-			case errors.Is(err, ErrRedirect):
-				// Refused by checkRedirect before following it: the
-				// first request was answered with a redirect, not done.
-				return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
-			case k.write:
-				// Sent, perhaps only in part: net/http repeats by itself
-				// only a request of which nothing was written.
-				return nil, fmt.Errorf("kube: %s: %w: %w", c.describe(k), ErrUnknownOutcome, errors.Join(contextError(ctx), err))
-			case contextError(ctx) != nil:
-				return nil, fmt.Errorf("kube: %s: %w", c.describe(k), contextError(ctx))
-			case attempt < c.opts.MaxRetries:
-				if err := c.sleep(ctx, retryDelay); err != nil {
-					return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
-				}
-				continue
-			}
-			return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+			continue
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			return resp, nil
@@ -112,22 +72,81 @@ func (c *Client[T]) send(ctx context.Context, k *call) (*http.Response, error) {
 		e := readAPIError(k.op, errPath, resp, c.limiter, !k.write)
 		resp.Body.Close()
 		e.Object, e.write = k.object, k.write
-		if attempt < c.opts.MaxRetries && c.repeatable(k, e) {
-			if e.RetryAfter == 0 || e.RetryAfter > maxRetryAfterHold {
-				// Without Retry-After the limiter holds nothing back:
-				// wait here. A longer one than the limiter holds is the
-				// server's to ask; the caller decides.
-				if e.RetryAfter > maxRetryAfterHold {
-					return nil, e
-				}
-				if err := c.sleep(ctx, retryDelay); err != nil {
-					return nil, errors.Join(e, err)
-				}
-			}
-			continue
+		if err := c.afterRefusal(ctx, k, attempt, e); err != nil {
+			return nil, err
 		}
-		return nil, e
 	}
+}
+
+// newRequest builds the HTTP request of one attempt at k.
+func (c *Client[T]) newRequest(ctx context.Context, k *call, target string) (*http.Request, error) {
+	var body io.Reader
+	if k.body != nil {
+		body = bytes.NewReader(k.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, k.method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %s: %w", c.describe(k), err)
+	}
+	req.Header.Set("Accept", k.accept)
+	if k.contentType != "" {
+		req.Header.Set("Content-Type", k.contentType)
+	}
+	if c.gzip {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	if c.opts.UserAgent != "" {
+		req.Header.Set("User-Agent", c.opts.UserAgent)
+	}
+	return req, nil
+}
+
+// afterTransportError decides what follows a request that got no answer:
+// nil to send it again (after a wait), or the error to return.
+func (c *Client[T]) afterTransportError(ctx context.Context, k *call, attempt int, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = redactedURL(ue.URL)
+	}
+	switch {
+	case errors.Is(err, ErrRedirect):
+		// Refused by checkRedirect before following it: the first
+		// request was answered with a redirect, not done.
+		return fmt.Errorf("kube: %s: %w", c.describe(k), err)
+	case k.write:
+		// Sent, perhaps only in part: net/http repeats by itself only a
+		// request of which nothing was written.
+		return fmt.Errorf("kube: %s: %w: %w", c.describe(k), ErrUnknownOutcome, errors.Join(contextError(ctx), err))
+	case contextError(ctx) != nil:
+		return fmt.Errorf("kube: %s: %w", c.describe(k), contextError(ctx))
+	case attempt < c.opts.MaxRetries:
+		if err := c.sleep(ctx, retryDelay); err != nil {
+			return fmt.Errorf("kube: %s: %w", c.describe(k), err)
+		}
+		return nil
+	}
+	return fmt.Errorf("kube: %s: %w", c.describe(k), err)
+}
+
+// afterRefusal decides what follows the server's refusal e of k: nil to
+// send it again (after the limiter's or its own wait), or the error to
+// return.
+func (c *Client[T]) afterRefusal(ctx context.Context, k *call, attempt int, e *APIError) error {
+	if attempt >= c.opts.MaxRetries || !c.repeatable(k, e) {
+		return e
+	}
+	switch {
+	case e.RetryAfter > maxRetryAfterHold:
+		// A longer wait than the limiter holds is the server's to ask;
+		// the caller decides.
+		return e
+	case e.RetryAfter == 0:
+		// Without Retry-After the limiter holds nothing back: wait here.
+		if err := c.sleep(ctx, retryDelay); err != nil {
+			return errors.Join(e, err)
+		}
+	}
+	return nil
 }
 
 // repeatable reports whether a call answered with e may be sent again: any
