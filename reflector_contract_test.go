@@ -377,3 +377,35 @@ func TestBackoffJitterDefault(t *testing.T) {
 		})
 	}
 }
+
+// LastError is cleared as soon as an event arrives: a watch that failed
+// and was opened again is answering (Informer.LastError).
+func TestLastErrorClearedByAnEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		mustDo(t, src.Create(newItem("ns", "a", "v1")))
+		opts := quiet[*item](t, nil)
+		opts.Reflector.Backoff = exact
+		inf := informer.New(src, opts)
+		runInformer(t, inf)
+		if err := inf.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()           // the watch is open
+		src.DropWatches(errReset) // at once, nothing delivered: a failure
+		synctest.Wait()
+		if inf.LastError() == nil {
+			t.Fatal("LastError is nil after a failed watch")
+		}
+		time.Sleep(time.Second) // the backoff: the watch is opened again
+		synctest.Wait()
+		if inf.LastError() == nil {
+			t.Fatal("LastError is nil before the new watch delivered anything")
+		}
+		mustDo(t, src.Update(newItem("ns", "a", "v2")))
+		synctest.Wait()
+		if err := inf.LastError(); err != nil {
+			t.Fatalf("LastError = %v after an event arrived, want nil", err)
+		}
+	})
+}
