@@ -113,6 +113,23 @@
 // value, instead of being parsed. Every quantity kube-apiserver stores in
 // canonical form passes.
 //
+// # Sharing
+//
+// A Shared table (NewShared; source/kube's Options.Sharing) makes decodes
+// share what repeats: a slice, map or pointer to a struct whose raw JSON
+// is byte for byte that of one decoded before, and still held by some
+// object, is set to that same value. It is found by a hash of the bytes
+// (maphash, with the Go type and the mode) and confirmed by comparing
+// them; decoding is otherwise unchanged (every value is still decoded,
+// so errors and values are exactly those without a table: the
+// differential tests and fuzzers run every mode through a table too).
+// What it holds is bounded and pins nothing (see Shared). Values worth a
+// lookup only (minShare): maps, pointers to structs of 64 bytes or more,
+// other values from 64 bytes of JSON. A field that comes twice in one
+// object (which would decode into a value that may be shared by then)
+// makes the decode start over without the table; a target that is not
+// zero is decoded into without it.
+//
 // # Speed
 //
 // On a realistic 5.3 KiB Pod (testdata/pod.json) decoded into a

@@ -68,10 +68,21 @@ const DefaultShareBudget = 64 << 20
 
 const (
 	seenBits = 14 // 16,384 hashes (128 KiB) in the admission filter
-	// minShare is the shortest raw value worth sharing: smaller ones
-	// cost more in table entries than they save.
-	minShare = 8
 )
+
+// minShare is the shortest raw JSON of a value of type t worth a lookup:
+// a map costs a few hundred bytes however small, a small struct or
+// slice less than its lookup (a hash of its bytes, once per level of
+// nesting) and its table entry.
+func minShare(t reflect.Type) int {
+	switch {
+	case t.Kind() == reflect.Map:
+		return 8
+	case t.Kind() == reflect.Pointer && t.Elem().Size() >= 64:
+		return 16
+	}
+	return 64
+}
 
 type shareKey struct {
 	h  uint64
@@ -191,6 +202,7 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 		return f
 	}
 	id := shareIDs.Add(1) << 1
+	least := minShare(t)
 	return func(d *decoder, p ptr) error {
 		if d.share == nil {
 			return f(d, p)
@@ -199,7 +211,7 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 		if *(*unsafe.Pointer)(p) != nil { // a pointer, a map, a slice's data
 			return f(d, p)
 		}
-		if err := f(d, p); err != nil || d.saved != nil || d.off-start < minShare {
+		if err := f(d, p); err != nil || d.saved != nil || d.off-start < least {
 			return err
 		}
 		k := id

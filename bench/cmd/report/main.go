@@ -58,8 +58,34 @@ func main() {
 	if deps, err := os.ReadFile(filepath.Join(*results, "deps.md")); err == nil {
 		b.WriteString(depsSection(string(deps)))
 	}
+	if scale, err := os.ReadFile(filepath.Join(*results, "scale.md")); err == nil {
+		b.WriteString(scaleSection(string(scale)))
+	}
 	check(os.WriteFile(*out, []byte(b.String()), 0o644))
 }
+
+// scaleSection is the table of bench/scale/measure.sh (copied into the
+// results by run.sh), with its measurement line.
+func scaleSection(results string) string {
+	var b strings.Builder
+	b.WriteString(scaleIntro)
+	for _, line := range strings.Split(results, "\n") {
+		if strings.HasPrefix(line, "Measured ") || strings.HasPrefix(line, "|") {
+			b.WriteString(line + "\n")
+			if strings.HasPrefix(line, "Measured ") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// scaleIntro opens the scale section of BENCHMARKS.md.
+const scaleIntro = "\n## Scale: memory held, sync, peak RSS, relist peak\n\n" +
+	"`bench/scale/measure.sh` (run by `bench/run.sh`: 50,000 pods in a full run, 2,000 with `-quick`, `BENCH_SCALE_PODS=500000` for half a million), one process per row (`bench/cmd/footprint`). " +
+	"First the one-template footprint (pods of `workload.PodJSON` differing only in name, uid and resourceVersion), then the scale workload (`workload.ScalePods`): N pods from N/100 Deployments of 1 to 500 replicas (most small, mean 100) in 300 namespaces, each template with its own names, labels, images, env, owner and template hash, each pod with its own name, uid, resourceVersion, creation and start times, condition transition times, pod IP, host IP and node; served by the loopback `PodServer` as a JSON list (pages of 500), a streaming list (json-watchlist) or protobuf. " +
+	"*B held/pod*: live heap after two GCs holding the synced cache, minus before, per pod (the server holds no pods; its templates are allocated before the first measurement); *÷ map*: over a plain `map[string]*corev1.Pod` decoded with encoding/json from the same JSON; *÷ client-go*: over client-go's informer in the same workload and mode; *sync*: from start to synced (for the map: decoding); *peak RSS*: the process's VmHWM, server included; *relist peak ÷ steady*: the largest `/gc/heap/live:bytes` (runtime/metrics, sampled every ms) while the client relists after its watch is answered 410 Gone, over the live heap before. " +
+	"*informer* is this library with `kube.Options.Sharing` at its default (on: structural sharing of identical subtrees at decode time, JSON only so far), *sharing off* with `SharingOff`.\n\n"
 
 // depsSection is the dependency-weight table of bench/deps/RESULTS.md (as
 // copied into the results by run.sh), with its measurement line.
