@@ -10,7 +10,7 @@
 #                         bench/results/quick/, BENCHMARKS.md untouched;
 #                         BENCH_QUICK=1 shrinks the HTTP workloads (HTTPPods:
 #                         500 pods and 1,000 events; Footprint: 1,000 pods;
-#                         the scale benchmark: 2,000 pods)
+#                         the scale benchmark: 1,000 pods)
 #   BENCH_SCALE_PODS=500000 bench/run.sh   the scale benchmark at half a
 #                         million pods (default 50,000; peak RSS grows
 #                         linearly: about ten times the 50,000 figures)
@@ -166,7 +166,7 @@ if ! $quick; then
 fi
 echo "== scale and footprint at scale (bench/scale/measure.sh)"
 if $quick; then
-  SCALE_PODS=2000 FOOTPRINT_PODS=1000 OUT="$results/scale.md" scale/measure.sh >/dev/null
+  SCALE_PODS=1000 FOOTPRINT_PODS=500 OUT="$results/scale.md" scale/measure.sh >/dev/null
 else
   SCALE_PODS=${BENCH_SCALE_PODS:-50000} OUT="$results/scale.md" scale/measure.sh >/dev/null
   cp "$results/scale.md" scale/RESULTS.md
