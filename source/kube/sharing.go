@@ -16,7 +16,7 @@ const (
 	// weak pointer: it pins nothing objects do not, and forgets
 	// everything past 64 MiB of JSON. What it saves: 20,000 pods of one
 	// Deployment hold 1.6 KiB each instead of 12.2 KiB, 50,000 pods of
-	// 500 Deployments 3.4 KiB instead of 12.2 (client-go: 13.4; see
+	// 500 Deployments 3.1 KiB instead of 12.2 (client-go: 13.4; see
 	// BENCHMARKS.md, bench/scale). What it costs: a hash of each
 	// shareable value's JSON and a lookup, about 9% more CPU per object
 	// on data with nothing to share (jsondec's TestSharedCPUTime), less
