@@ -166,9 +166,9 @@ if ! $quick; then
 fi
 echo "== scale and footprint at scale (bench/scale/measure.sh)"
 if $quick; then
-  SCALE_PODS=1000 FOOTPRINT_PODS=500 OUT="$results/scale.md" scale/measure.sh >/dev/null
+  SCALE_PODS=1000 FOOTPRINT_PODS=500 OUT="$PWD/$results/scale.md" scale/measure.sh >/dev/null
 else
-  SCALE_PODS=${BENCH_SCALE_PODS:-50000} OUT="$results/scale.md" scale/measure.sh >/dev/null
+  SCALE_PODS=${BENCH_SCALE_PODS:-50000} OUT="$PWD/$results/scale.md" scale/measure.sh >/dev/null
   cp "$results/scale.md" scale/RESULTS.md
 fi
 
