@@ -141,17 +141,9 @@ func deepCopyFunc[T Object]() func(T) T {
 func deepCopyValue(dst, src reflect.Value, seen map[uintptr]reflect.Value) {
 	switch src.Kind() {
 	case reflect.Pointer:
-		if src.IsNil() {
-			return
+		if !src.IsNil() {
+			deepCopyPointer(dst, src, seen)
 		}
-		if c, ok := seen[src.Pointer()]; ok && c.Type() == src.Type() {
-			dst.Set(c)
-			return
-		}
-		c := reflect.New(src.Type().Elem())
-		seen[src.Pointer()] = c
-		deepCopyValue(c.Elem(), src.Elem(), seen)
-		dst.Set(c)
 	case reflect.Struct:
 		dst.Set(src) // unexported fields as they are
 		for i := range src.NumField() {
@@ -173,16 +165,9 @@ func deepCopyValue(dst, src reflect.Value, seen map[uintptr]reflect.Value) {
 			deepCopyValue(dst.Index(i), src.Index(i), seen)
 		}
 	case reflect.Map:
-		if src.IsNil() {
-			return
+		if !src.IsNil() {
+			deepCopyMap(dst, src, seen)
 		}
-		c := reflect.MakeMapWithSize(src.Type(), src.Len())
-		for it := src.MapRange(); it.Next(); {
-			v := reflect.New(src.Type().Elem()).Elem()
-			deepCopyValue(v, it.Value(), seen)
-			c.SetMapIndex(it.Key(), v)
-		}
-		dst.Set(c)
 	case reflect.Interface:
 		if src.IsNil() {
 			return
@@ -193,4 +178,28 @@ func deepCopyValue(dst, src reflect.Value, seen map[uintptr]reflect.Value) {
 	default:
 		dst.Set(src)
 	}
+}
+
+// deepCopyPointer copies the non-nil pointer src into dst, once per
+// pointer: a second pointer to the same value points to the same copy.
+func deepCopyPointer(dst, src reflect.Value, seen map[uintptr]reflect.Value) {
+	if c, ok := seen[src.Pointer()]; ok && c.Type() == src.Type() {
+		dst.Set(c)
+		return
+	}
+	c := reflect.New(src.Type().Elem())
+	seen[src.Pointer()] = c
+	deepCopyValue(c.Elem(), src.Elem(), seen)
+	dst.Set(c)
+}
+
+// deepCopyMap copies the non-nil map src into dst, values deeply.
+func deepCopyMap(dst, src reflect.Value, seen map[uintptr]reflect.Value) {
+	c := reflect.MakeMapWithSize(src.Type(), src.Len())
+	for it := src.MapRange(); it.Next(); {
+		v := reflect.New(src.Type().Elem()).Elem()
+		deepCopyValue(v, it.Value(), seen)
+		c.SetMapIndex(it.Key(), v)
+	}
+	dst.Set(c)
 }
