@@ -91,11 +91,21 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 	if err != nil {
 		return err
 	}
-	added := make(chan struct{}, 1)
+	// The handler tells which widgets it has printed; the program ends
+	// once it has printed the one it creates (the cache has it before the
+	// handler is told, so the Lister alone would end it too early).
+	var (
+		mu      sync.Mutex
+		printed = map[string]bool{}
+		added   = make(chan struct{}, 1)
+	)
 	reg, err := ref.Informer().AddHandler(informer.HandlerFuncs[*unstructured.Unstructured]{
 		AddFunc: func(u *unstructured.Unstructured, _ bool) {
 			color, _, _ := unstructured.NestedString(u.Object, "spec", "color")
 			fmt.Fprintf(out, "widget %s/%s color=%s\n", u.GetNamespace(), u.GetName(), color)
+			mu.Lock()
+			printed[u.GetName()] = true
+			mu.Unlock()
 			select {
 			case added <- struct{}{}:
 			default:
@@ -118,7 +128,10 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		return fmt.Errorf("creating a widget: %w", err)
 	}
 	for {
-		if _, ok := ref.Lister().Get(namespace + "/" + name); ok {
+		mu.Lock()
+		done := printed[name]
+		mu.Unlock()
+		if done {
 			fmt.Fprintf(out, "cached %d widgets in %s\n", len(ref.Lister().List(nil)), namespace)
 			return nil
 		}
