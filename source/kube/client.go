@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/informer-go/informer"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -123,31 +122,13 @@ func NewClient[T informer.Object](cfg *Config, res Resource, opts ClientOptions)
 	if err := res.validate(); err != nil {
 		return nil, err
 	}
-	newObj, err := objectFactory[T]()
+	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient)
 	if err != nil {
 		return nil, err
 	}
 	typ := reflect.TypeFor[T]()
-	metadataOnly := typ == reflect.TypeFor[*metav1.PartialObjectMetadata]()
-	protoDecode, err := protobufDecoder[T](opts.Protobuf)
-	if err != nil {
-		return nil, err
-	}
-	content, err := newContentTypes(opts.ContentType, metadataOnly, protoDecode != nil)
-	if err != nil {
-		return nil, err
-	}
-	base, err := cfg.BaseURL()
-	if err != nil {
-		return nil, err
-	}
-	client := opts.HTTPClient
-	ownClient := client == nil
-	if ownClient {
-		if client, err = cfg.HTTPClient(); err != nil {
-			return nil, err
-		}
-	}
+	newObj, metadataOnly, protoDecode, content := w.newObj, w.metadataOnly, w.protoDecode, w.content
+	base, client, ownClient := w.base, w.client, w.ownClient
 	if opts.MaxObjectBytes <= 0 {
 		opts.MaxObjectBytes = DefaultMaxObjectBytes
 	}

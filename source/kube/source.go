@@ -12,7 +12,6 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -219,30 +218,12 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	if _, err := fields.ParseSelector(opts.FieldSelector); err != nil {
 		return nil, fmt.Errorf("%w: Options.FieldSelector %q: %w", ErrInvalidConfig, opts.FieldSelector, err)
 	}
-	newObj, err := objectFactory[T]()
+	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient)
 	if err != nil {
 		return nil, err
 	}
-	metadataOnly := reflect.TypeFor[T]() == reflect.TypeFor[*metav1.PartialObjectMetadata]()
-	protoDecode, err := protobufDecoder[T](opts.Protobuf)
-	if err != nil {
-		return nil, err
-	}
-	content, err := newContentTypes(opts.ContentType, metadataOnly, protoDecode != nil)
-	if err != nil {
-		return nil, err
-	}
-	base, err := cfg.BaseURL()
-	if err != nil {
-		return nil, err
-	}
-	client := opts.HTTPClient
-	ownClient := client == nil
-	if ownClient {
-		if client, err = cfg.HTTPClient(); err != nil {
-			return nil, err
-		}
-	}
+	newObj, metadataOnly, protoDecode, content := w.newObj, w.metadataOnly, w.protoDecode, w.content
+	base, client, ownClient := w.base, w.client, w.ownClient
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultPageSize
 	}
@@ -254,17 +235,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	}
 	limiter := opts.RateLimiter
 	if limiter == nil {
-		qps, burst := opts.QPS, opts.Burst
-		if qps == 0 {
-			qps = DefaultQPS
-			if burst == 0 {
-				burst = DefaultBurst
-			}
-		}
-		if burst == 0 {
-			burst = max(1, int(2*qps))
-		}
-		limiter = NewRateLimiter(qps, burst)
+		limiter = newLimiter(opts.QPS, opts.Burst)
 	}
 	s := &Source[T]{
 		host:         &url.URL{Scheme: base.Scheme, Host: base.Host},
