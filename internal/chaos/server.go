@@ -667,8 +667,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q map[string][]st
 	} else {
 		if from < s.compacted {
 			s.counts.Expired++
+			compacted := s.compacted // read under s.mu: compactLocked writes it
 			s.mu.Unlock()
-			ws.event("ERROR", statusJSON(http.StatusGone, "Expired", fmt.Sprintf("too old resource version: %d (%d)", from, s.compacted), 0))
+			ws.event("ERROR", statusJSON(http.StatusGone, "Expired", fmt.Sprintf("too old resource version: %d (%d)", from, compacted), 0))
 			return
 		}
 		cursor = from
