@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync"
 	"unsafe"
+
+	"github.com/informer-go/informer/internal/share"
 )
 
 // decoder is the state of one Unmarshal call: the input, the read offset,
@@ -14,12 +16,12 @@ type decoder struct {
 	off   int // index of the next byte to read
 	depth int // open arrays and objects
 
-	saved     error   // first type error; decoding goes on, as in encoding/json
-	errDepth  int     // depth+1 at which saved was recorded (for the field path)
-	savedPath errPath // saved's field path, gathered on the way out
-	fatalPath errPath // the field path of an error being returned
-	kube      bool    // UnmarshalKube: case-sensitive keys, integers as int64
-	share     *Shared // values shared with other decodes, or nil
+	saved     error        // first type error; decoding goes on, as in encoding/json
+	errDepth  int          // depth+1 at which saved was recorded (for the field path)
+	savedPath errPath      // saved's field path, gathered on the way out
+	fatalPath errPath      // the field path of an error being returned
+	kube      bool         // UnmarshalKube: case-sensitive keys, integers as int64
+	share     *share.Table // values shared with other decodes, or nil
 
 	scratch []byte          // unescaped strings
 	fold    []byte          // case-folded keys
@@ -93,18 +95,18 @@ func UnmarshalKubePrefix(data []byte, v any) (n int, err error) {
 
 func invalidUnmarshal(v any) error { return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)} }
 
-// unmarshalWith decodes data into rv, sharing values through share if
+// unmarshalWith decodes data into rv, sharing values through tab if
 // it is not nil (its lock held). prefix decodes only the value data
 // starts with and returns where it ends (see UnmarshalKubePrefix);
 // otherwise nothing but white space may follow it.
-func unmarshalWith(data []byte, rv reflect.Value, kube, prefix bool, share *Shared) (int, error) {
+func unmarshalWith(data []byte, rv reflect.Value, kube, prefix bool, tab *share.Table) (int, error) {
 	c := rootCodec(rv.Type())
 	d := decoderPool.Get().(*decoder)
 	d.data = data
 	d.off = 0
 	d.depth = 0
 	d.kube = kube
-	d.share = share
+	d.share = tab
 	d.saved = nil
 	d.savedPath.reset()
 	d.fatalPath.reset()

@@ -173,9 +173,7 @@ func TestSharedForgets(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.GC()
-	s.mu.Lock()
-	s.sweep()
-	s.mu.Unlock()
+	s.t.Sweep()
 	if st := s.Stats(); st.Entries != 0 || st.RawBytes != 0 {
 		t.Errorf("after the pods were collected the table holds %d entries, %d bytes", st.Entries, st.RawBytes)
 	}
