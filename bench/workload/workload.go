@@ -177,6 +177,8 @@ type Span struct {
 	started bool
 	stopped bool
 	ns      int64
+	cpu0    time.Duration
+	cpu     time.Duration // process CPU time during the span
 }
 
 // Start starts the timed section: memory statistics are read, then the
@@ -185,12 +187,14 @@ func (s *Span) Start() {
 	runtime.ReadMemStats(&s.m0)
 	s.started = true
 	s.b.StartTimer()
+	s.cpu0 = processCPU()
 	s.t0 = time.Now()
 }
 
 // Stop ends the timed section.
 func (s *Span) Stop() {
 	s.ns = time.Since(s.t0).Nanoseconds()
+	s.cpu = processCPU() - s.cpu0
 	s.b.StopTimer()
 	runtime.ReadMemStats(&s.m1)
 	s.stopped = true
@@ -200,10 +204,14 @@ func (s *Span) Stop() {
 // span.Start, runs it, calls span.Stop, and tears down; only the span is
 // timed. It reports per unit (of which one run has units): ns, allocations
 // and bytes allocated by all goroutines during the span (runtime.MemStats
-// deltas), and units per second. ns/op is the time of one whole span.
+// deltas), units per second, and the CPU time of the whole process (every
+// goroutine and the garbage collector) per unit, cpu-ns: on a shared
+// machine, where the elapsed time of a pipeline of goroutines depends on
+// what else runs, it is the steadier figure. ns/op is the time of one
+// whole span.
 func Measure(b *testing.B, units int, unit string, fn func(span *Span)) {
 	b.StopTimer()
-	var ns, allocs, bytes float64
+	var ns, cpu, allocs, bytes float64
 	for range b.N {
 		s := &Span{b: b}
 		fn(s)
@@ -211,6 +219,7 @@ func Measure(b *testing.B, units int, unit string, fn func(span *Span)) {
 			b.Fatal("workload did not start and stop its span")
 		}
 		ns += float64(s.ns)
+		cpu += float64(s.cpu)
 		allocs += float64(s.m1.Mallocs - s.m0.Mallocs)
 		bytes += float64(s.m1.TotalAlloc - s.m0.TotalAlloc)
 	}
@@ -219,6 +228,7 @@ func Measure(b *testing.B, units int, unit string, fn func(span *Span)) {
 	b.ReportMetric(allocs/total, "allocs/"+unit)
 	b.ReportMetric(bytes/total, "B/"+unit)
 	b.ReportMetric(total*1e9/ns, unit+"s/s")
+	b.ReportMetric(cpu/total, "cpu-ns/"+unit)
 }
 
 // MeasureMillis runs fn b.N times like Measure and reports only the mean
