@@ -20,7 +20,9 @@ type Health struct {
 	BackoffUntil time.Time
 	// LastActivity is when the source last showed it was alive on a watch:
 	// an event, a bookmark or a heartbeat (see WatchOptions.Heartbeat);
-	// zero if never.
+	// zero if never. While events arrive back to back it may trail the
+	// last one by up to 100 ms: the clock is read for the first event of
+	// each such interval, not for every event.
 	LastActivity time.Time
 	// SinceActivity is how long ago LastActivity was, at the snapshot;
 	// 0 if never. A quiet resource is quiet: this alone means nothing

@@ -47,6 +47,7 @@ type stream[T Object] struct {
 	events      int // after the initial events
 	skipped     int // unreadable events that may have carried a change
 	heartbeats  atomic.Int64
+	activity    activityStamp // stamps Reflector.activity for events
 	delivered   bool
 	initialSeen bool
 }
@@ -67,6 +68,8 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 		defer stop()
 	}
 	st.ctx, st.started = wctx, time.Now()
+	st.activity.start(&r.activity)
+	defer st.activity.stop()
 	w, err := r.src.Watch(wctx, WatchOptions{
 		ResourceVersion:   st.from,
 		AllowBookmarks:    true,
@@ -116,7 +119,7 @@ func (st *stream[T]) alive() {
 	st.events++
 	st.r.badRun = 0
 	st.r.lastErr.clear()
-	st.r.activity.Store(time.Now().UnixNano())
+	st.activity.event()
 }
 
 // heartbeat is the Watcher's signal that the stream is alive.
