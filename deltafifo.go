@@ -67,6 +67,7 @@ type KeyDeltas[T Object] struct {
 	fromBulk bool   // Deltas is part of a bulk: not to be recycled
 	at       int32  // position of the key's pending in the queue, if not fromBulk
 	gen      uint32 // the key's pending.gen
+	cached   int32  // the key's pending.cached: where the consumer's Indexer may hold it
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
@@ -170,7 +171,12 @@ type pending[T Object] struct {
 	hash   uint32 // key's hash in DeltaFIFO.items
 	// gen is DeltaFIFO.gen of the last replacement that saw the key; in
 	// a free entry, the next free position + 1 (0: none).
-	gen     uint32
+	gen uint32
+	// cached is the key's position + 1 in the known Indexer when it was
+	// queued, or 0: a hint that saves the consumer's Indexer a lookup by
+	// key (Indexer.posHinted checks it), so that the key is looked up
+	// once per change, here, not twice.
+	cached  int32
 	initial bool // counted in DeltaFIFO.initial
 }
 
@@ -286,7 +292,8 @@ func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) 
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if f.marks != nil {
-		if key, mark, ok := f.marks.internKey(b); ok {
+		if key, mark, pos, ok := f.marks.internKey(b); ok {
+			q.cached = pos + 1
 			return key, q, mark
 		}
 	}
@@ -326,7 +333,7 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 			}
 		}
 		p := f.pendAt(at)
-		*p = pending[T]{key: key, hash: q.hash} // a free entry's link, or a drained one's
+		*p = pending[T]{key: key, hash: q.hash, cached: q.cached} // a free entry's link, or a drained one's
 		if !f.populated {
 			p.initial = true
 			f.initial++
@@ -473,7 +480,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		f.nkeys--
 		p := f.pendAt(at)
 		f.items.remove(p.hash, at)
-		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen})
+		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
 		if p.initial {
 			initial++
 		}

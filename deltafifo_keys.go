@@ -29,6 +29,9 @@ type qpos struct {
 	at   int32
 	idx  int32
 	hash uint32
+	// cached is the key's position in the known Indexer + 1 when
+	// internLocked found it there (a hint, see Indexer.posHinted), or 0.
+	cached int32
 }
 
 // notQueued is a qpos for a key known not to be queued, whose slot is yet

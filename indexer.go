@@ -127,7 +127,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 				}
 				ix.mu.Unlock()
 			}
-			key, _, ok := ix.internKey(b)
+			key, _, _, ok := ix.internKey(b)
 			if !ok {
 				key = string(b)
 			}
@@ -159,7 +159,7 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	if ix.metaKey {
 		var buf [128]byte
 		if b, ok := appendMetaKey(buf[:0], obj); ok {
-			if key, _, ok := ix.internKey(b); ok {
+			if key, _, _, ok := ix.internKey(b); ok {
 				return key, nil
 			}
 			return string(b), nil
@@ -319,7 +319,7 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 			for _, kd := range batch {
 				for _, d := range kd.Deltas {
 					var res applyResult[T]
-					pos, ok := ix.posOf(kd.Key)
+					pos, ok := ix.posHinted(kd.Key, kd.cached)
 					switch {
 					case d.Type == DeltaDeleted:
 						if ok {
@@ -635,15 +635,28 @@ func (ix *Indexer[T]) indexValuesOf(name string, snaps []indexSnap[T]) ([][]stri
 }
 
 // internKey returns the stored key equal to b, so callers can share it,
-// and its relist mark.
-func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, ok bool) {
+// its relist mark, and its position (a hint for posHinted: positions change
+// when the slots are compacted or replaced).
+func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, ok bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	r, ok := ix.items[string(b)]
 	if !ok {
-		return "", 0, false
+		return "", 0, 0, false
 	}
-	return ix.slots.s[r.pos].key, r.mark, true
+	return ix.slots.s[r.pos].key, r.mark, r.pos, true
+}
+
+// posHinted is posOf with a hint: at, if positive, is a position + 1 where
+// key was stored lately (see internKey). The hint is taken when that slot
+// still holds key (an interned key compares by pointer; a hole's key is "",
+// which no key is), which saves the lookup by key; otherwise the key is
+// looked up. The caller holds the lock.
+func (ix *Indexer[T]) posHinted(key string, at int32) (int32, bool) {
+	if s := ix.slots.s; at > 0 && int(at) <= len(s) && s[at-1].key == key {
+		return at - 1, true
+	}
+	return ix.posOf(key)
 }
 
 // Relist marks: a DeltaFIFO feeding this Indexer marks the keys a relist
