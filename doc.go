@@ -77,7 +77,11 @@
 // Source, and a WaitForSync or WaitForCacheSync that ends with its context
 // returns the context's error joined with it. Informer.Health gives the
 // whole picture: synced, listing, watching or backing off (until when), the
-// time since the source last showed life, consecutive failures.
+// time since the source last showed life, consecutive failures, and the
+// unreadable events a watch skipped (ErrSkippedEvents): each may have been
+// a change the cache lacks, so the reflector lists again within a second,
+// and until that list is in, Health is not Healthy, LastError says so, and
+// the applied version (WaitForResourceVersion) does not move on.
 //
 // # Recovery
 //
@@ -98,8 +102,9 @@
 //	             │                              └────┘
 //	             │                                   ├─ expired, the first time after progress ──┐ at once
 //	             │                                   ├─ expired right after a paged LIST ────────┤ at once, unpaged
+//	             │                                   ├─ an unreadable event, 1 s later (or at ───┤ at once; after WAIT
+//	             │                                   │  the 8th, or at the stream's end) ────────┤ backoff if repeated
 //	             │                                   ├─ expired again, out of order,             │
-//	             │                                   │  8 unreadable events on one stream,       │
 //	             │                                   │  3 watches in a row empty or stalled ─────┤ after WAIT backoff
 //	             │                                   ▼                                           ▼
 //	             └─ fails: WAIT backoff (the initial delay if cut half way, 4×) ──► relist from the latest

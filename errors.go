@@ -42,6 +42,15 @@ var (
 	// syncs with a List at once, which reads every object or fails saying
 	// why, so that a cache never syncs without an object it could not read.
 	ErrBadEvent = errors.New("informer: bad watch event")
+	// ErrSkippedEvents reports that a watch skipped unreadable events
+	// (ErrBadEvent, other than ErrUnknownEventType): each may have carried
+	// a change that the cache now lacks. The reflector ends such a stream
+	// soon after its first skip and lists again, which repairs the cache;
+	// until that list completes, Health.LastError (and Informer.LastError)
+	// is a *SourceError wrapping ErrSkippedEvents and the first skipped
+	// event's error, Health.SkippedEvents counts them, and Health.Healthy
+	// is false.
+	ErrSkippedEvents = errors.New("informer: unreadable events skipped, their changes lost until a relist")
 	// ErrUnknownEventType reports an event type the reflector does not know.
 	ErrUnknownEventType = errors.New("informer: unknown event type")
 	// ErrBookmarkWithoutVersion reports a bookmark that carries no

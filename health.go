@@ -33,8 +33,16 @@ type Health struct {
 	// open for a second).
 	ConsecutiveFailures int
 	// LastError is the last error from the Source (a *SourceError) since
-	// it last answered well, as Informer.LastError; nil if none.
+	// it last answered well, as Informer.LastError; nil if none. While
+	// SkippedEvents is not 0, it is the error of the first of them
+	// (wrapping ErrSkippedEvents and the Source's error, which names
+	// where the event was, never what it held).
 	LastError error
+	// SkippedEvents counts the unreadable events that watches skipped
+	// since the last list: each may have been a change the cache lacks.
+	// The reflector lists again within a second of the first (see
+	// ErrSkippedEvents), and the list sets it back to 0.
+	SkippedEvents int
 }
 
 // HealthState is what a reflector is doing; see Health.
@@ -70,13 +78,15 @@ func (s HealthState) String() string {
 const unhealthyAfter = 3
 
 // Healthy reports whether the cache can be trusted to be current, as far as
-// the informer can tell: it has synced, it is running, and its source has
-// not failed unhealthyAfter (3) times in a row. A single failure is
-// routine (a reset, a 500 during a rollout) and retried at once or within
-// a fraction of a second; three in a row mean the cache may be falling
-// behind, and LastError says why.
+// the informer can tell: it has synced, it is running, its source has not
+// failed unhealthyAfter (3) times in a row, and no change it skipped
+// (SkippedEvents) waits for the relist that brings it back. A single
+// failure is routine (a reset, a 500 during a rollout) and retried at once
+// or within a fraction of a second; three in a row mean the cache may be
+// falling behind, and LastError says why.
 func (h Health) Healthy() bool {
-	return h.Synced && h.State != StateStarting && h.State != StateStopped && h.ConsecutiveFailures < unhealthyAfter
+	return h.Synced && h.State != StateStarting && h.State != StateStopped &&
+		h.ConsecutiveFailures < unhealthyAfter && h.SkippedEvents == 0
 }
 
 // String describes the snapshot in one line, for logs and /healthz bodies.
@@ -90,6 +100,9 @@ func (h Health) String() string {
 	}
 	if h.ConsecutiveFailures > 0 {
 		s += fmt.Sprintf(" failures=%d", h.ConsecutiveFailures)
+	}
+	if h.SkippedEvents > 0 {
+		s += fmt.Sprintf(" skipped_events=%d", h.SkippedEvents)
 	}
 	if h.LastError != nil {
 		s += fmt.Sprintf(" last_error=%q", h.LastError.Error())
@@ -119,7 +132,8 @@ func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) 
 
 // listed records a list that completed.
 func (r *Reflector[T]) listed() {
-	r.lastErr.clearUnless("watch")
+	r.lastErr.clearAfterList()
+	r.skips.repaired()
 	r.mu.Lock()
 	r.health.synced, r.health.failures = true, 0
 	r.mu.Unlock()
@@ -147,6 +161,10 @@ func (r *Reflector[T]) Health() Health {
 		h.ConsecutiveFailures = 0
 	} else {
 		h.LastError = r.lastErr.get()
+	}
+	if first, n := r.skips.get(); first != nil && n > 0 {
+		// The cache may lack changes until the relist under way.
+		h.LastError, h.SkippedEvents = first, n
 	}
 	return h
 }

@@ -9,8 +9,8 @@ import (
 
 // lastError holds the last *SourceError the reflector reported, until
 // the Source answers again: an event arrives, or a list completes (which
-// does not clear the error of a watch: a watch that fails behind good
-// lists stays visible).
+// does not clear the error of a watch, other than skipped events that the
+// list repaired: a watch that fails behind good lists stays visible).
 type lastError struct{ p atomic.Pointer[SourceError] }
 
 func (l *lastError) set(err error) {
@@ -27,9 +27,11 @@ func (l *lastError) clear() {
 	}
 }
 
-// clearUnless forgets the error, unless it is of a call with Op op.
-func (l *lastError) clearUnless(op string) {
-	if se := l.p.Load(); se != nil && se.Op != op {
+// clearAfterList forgets the error once a list completed, unless it is
+// a watch's failure (a watch that fails behind good lists stays visible);
+// skipped events are a watch's error that the list repaired.
+func (l *lastError) clearAfterList() {
+	if se := l.p.Load(); se != nil && (se.Op != "watch" || errors.Is(se, ErrSkippedEvents)) {
 		l.p.CompareAndSwap(se, nil)
 	}
 }

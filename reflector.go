@@ -29,7 +29,8 @@ type Reflector[T Object] struct {
 	onProgress func()       // the sink's Progress, if it has one
 	order      versionOrder // the Source's (VersionComparer), or nil
 	lastErr    lastError
-	activity   atomic.Int64 // unix nanoseconds of the last event or heartbeat
+	skips      skippedEvents // since the last list
+	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
 
 	noWatchList bool      // streaming lists are off
 	lastWarn    time.Time // when a failure was last logged at Warn

@@ -50,6 +50,7 @@ type state struct {
 	progress     bool // a watch delivered something since the last expiry
 	emptyWatches int  // consecutive watches that ended without delivering anything
 	quick        int  // failures still retried at the initial delay since the last productive watch
+	repairs      int  // relists for skipped events since a watch made progress without any
 }
 
 // newState is the state a reflector starts in: a streaming list or a
@@ -140,10 +141,6 @@ const maxEmptyWatches = 3
 
 // errEmptyWatch reports a watch that ended without delivering anything.
 var errEmptyWatch = errors.New("watch ended at once without an event")
-
-// errSkippedEvents reports a stream that had too many unreadable events:
-// each was a change lost, and a relist brings them back.
-var errSkippedEvents = errors.New("too many unreadable events on one stream")
 
 // step is the reflector's policy: given the state and what came of its
 // last action, the next state and action.
@@ -278,6 +275,9 @@ func (s state) afterWatchWith(o outcome, a action) (state, action) {
 		s.failures, s.stalled, s.emptyWatches, s.paged = 0, false, 0, false
 		s.quick = quickRetries
 		a.resetBackoff = true
+		if !errors.Is(o.err, ErrSkippedEvents) {
+			s.repairs = 0
+		}
 	}
 	if o.err == nil {
 		// A clean end: watch again at once (a streaming list that did
@@ -293,7 +293,9 @@ func (s state) failed(o outcome) (state, action) { return s.failedWith(o, action
 func (s state) failedWith(o outcome, a action) (state, action) {
 	err := o.err
 	switch {
-	case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder), errors.Is(err, errSkippedEvents):
+	case errors.Is(err, ErrSkippedEvents):
+		return s.repair(a)
+	case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder):
 		return s.relist(err, a)
 	case o.productive && s.phase == phaseWatch:
 		// A watch that delivered and then broke (a reset, a load
@@ -331,7 +333,7 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 
 // relist follows an error that calls for a list from the most recent
 // state (an older one may be gone): an expired version, an event out of
-// order, unreadable events. At once the first time after progress; if it
+// order. At once the first time after progress; if it
 // expires again before anything was read, back off like any error, and the
 // lists that follow do not reset the backoff until a watch makes progress.
 func (s state) relist(err error, a action) (state, action) {
@@ -353,10 +355,27 @@ func (s state) relist(err error, a action) (state, action) {
 		s.paged, s.unpaged = false, true
 		return s.to(phaseList, a)
 	}
-	if errors.Is(err, errSkippedEvents) {
-		a.report = reportFailure
-		s.failures++
+	s.stalled = true
+	return s.waitThen(s.sync(), waitBackoff, a)
+}
+
+// repair follows a stream that skipped unreadable events, ended by the
+// first of them (repairDelay later), by too many, or by anything else:
+// each may have carried a change the cache now lacks, which only a list
+// brings back. At once, after a stream that made progress without
+// skipping; when the streams after those relists keep skipping (a server
+// that garbles some of its events for good), after a backoff that grows
+// and that lists do not reset, so that a large cache is not listed again
+// every second.
+func (s state) repair(a action) (state, action) {
+	s.listRV = ""
+	s.failures++
+	a.report = reportFailure
+	s.repairs++
+	if s.repairs == 1 {
+		return s.to(s.sync(), a)
 	}
 	s.stalled = true
+	a.resetBackoff = false
 	return s.waitThen(s.sync(), waitBackoff, a)
 }

@@ -18,7 +18,7 @@ var (
 	errBadObj   = &SourceError{Op: "watchlist", Err: fmt.Errorf("line 3: %w", ErrBadEvent)}
 	errNoStream = fmt.Errorf("%w: the stream ended before the end of its initial events", ErrWatchListUnsupported)
 	errOrder    = &SourceError{Op: "watch", Err: fmt.Errorf("%w: MODIFIED at \"3\" after \"5\"", ErrOutOfOrder)}
-	errSkipped  = &SourceError{Op: "watch", Err: fmt.Errorf("%w: 8 skipped, the last: %w", errSkippedEvents, ErrBadEvent)}
+	errSkipped  = &SourceError{Op: "watch", Err: fmt.Errorf("%w: 3 on this stream, the first: %w", ErrSkippedEvents, ErrBadEvent)}
 	errEmpty    = &SourceError{Op: "watch", Err: errEmptyWatch}
 	errSilent   = &SourceError{Op: "watch", Err: errStalled}
 	errEnd      = errors.New("sink closed")
@@ -39,20 +39,24 @@ var outcomes = map[string]outcome{
 	"listed, cut at once":            {err: errWatch, listed: true, initialSeen: true, delivered: true},
 	"listed, watched, cut":           {err: errWatch, listed: true, initialSeen: true, delivered: true, productive: true},
 	"listed, watched, ended":         {listed: true, initialSeen: true, delivered: true, productive: true},
-	"listed, then too many skipped":  {err: errSkipped, listed: true, delivered: true},
+	"listed, then skipped":           {err: errSkipped, listed: true, delivered: true},
 	"listed, then ended without any": {err: errEmpty, listed: true, delivered: true},
 	"expired before listing":         {err: errGone},
 	// Watches.
-	"ended":           {delivered: true, productive: true},
-	"ended quiet":     {productive: true},
-	"delivered, cut":  {err: errWatch, delivered: true, productive: true},
-	"failed":          {err: errWatch},
-	"expired":         {err: errGone},
-	"out of order":    {err: errOrder, delivered: true, productive: true},
-	"too many bad":    {err: errSkipped},
-	"ended empty":     {err: errEmpty},
-	"stalled":         {err: errSilent},
-	"ctx ended early": {},
+	"ended":          {delivered: true, productive: true},
+	"ended quiet":    {productive: true},
+	"delivered, cut": {err: errWatch, delivered: true, productive: true},
+	"failed":         {err: errWatch},
+	"expired":        {err: errGone},
+	"out of order":   {err: errOrder, delivered: true, productive: true},
+	// A stream that skipped unreadable events (ended by the repair
+	// timer, by too many, or by anything else), and one that also
+	// delivered.
+	"skipped":            {err: errSkipped},
+	"delivered, skipped": {err: errSkipped, delivered: true, productive: true},
+	"ended empty":        {err: errEmpty},
+	"stalled":            {err: errSilent},
+	"ctx ended early":    {},
 	// Waits.
 	"waited": {},
 }
@@ -60,8 +64,8 @@ var outcomes = map[string]outcome{
 // outcomesOf lists the outcomes an action of phase p can have.
 var outcomesOf = map[phase][]string{
 	phaseList:       {"page", "last page", "page failed", "page expired", "replace error"},
-	phaseStreamList: {"unsupported", "bad object", "cut half way", "refused", "listed, cut at once", "listed, watched, cut", "listed, watched, ended", "listed, then too many skipped", "listed, then ended without any", "expired before listing", "ctx ended early"},
-	phaseWatch:      {"ended", "ended quiet", "delivered, cut", "failed", "expired", "out of order", "too many bad", "ended empty", "stalled"},
+	phaseStreamList: {"unsupported", "bad object", "cut half way", "refused", "listed, cut at once", "listed, watched, cut", "listed, watched, ended", "listed, then skipped", "listed, then ended without any", "expired before listing", "ctx ended early"},
+	phaseWatch:      {"ended", "ended quiet", "delivered, cut", "failed", "expired", "out of order", "skipped", "delivered, skipped", "ended empty", "stalled"},
 	phaseWait:       {"waited"},
 }
 
@@ -82,6 +86,7 @@ var states = map[string]state{
 	"watch, 2 empty":                 {phase: phaseWatch, emptyWatches: maxEmptyWatches - 1, failures: 2},
 	"watch after a paged list":       {phase: phaseWatch, paged: true, noWatchList: true},
 	"watch, 1 quick retry left":      {phase: phaseWatch, quick: 1, failures: 3},
+	"watch, repaired once":           {phase: phaseWatch, repairs: 1, failures: 1},
 	"wait before list":               {phase: phaseWait, then: phaseList, noWatchList: true},
 	"wait before watch":              {phase: phaseWait, then: phaseWatch},
 	"wait before streaming list":     {phase: phaseWait, then: phaseStreamList},
@@ -144,7 +149,7 @@ var stepTable = []struct {
 	{"streaming list", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.failures == 1 }, "listed: failures forgotten, then the watch's failure counted")},
 	{"streaming list", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
 	{"streaming list", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
-	{"streaming list", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "skipped changes are lost: relist")},
+	{"streaming list", "listed, then skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return s.listRV == "" && !s.stalled && s.repairs == 1 && s.failures == 1 }, "skipped changes are lost: relist at once")},
 	{"streaming list", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
 	{"streaming list", "expired before listing", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.stalled }, "")},
 	{"streaming list", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
@@ -156,7 +161,7 @@ var stepTable = []struct {
 	{"streaming list, progress", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
 	{"streaming list, progress", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
 	{"streaming list, progress", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
-	{"streaming list, progress", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, progress", "listed, then skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
 	{"streaming list, progress", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
 	{"streaming list, progress", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
 	{"streaming list, cut 4 times", "cut half way", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: false}, cond(func(s state) bool { return s.streamCuts == pageRetries && s.failures == 4 }, "cut too often: the backoff grows")},
@@ -166,7 +171,7 @@ var stepTable = []struct {
 	{"streaming list, cut 4 times", "refused", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
 	{"streaming list, cut 4 times", "listed, cut at once", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
 	{"streaming list, cut 4 times", "listed, watched, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
-	{"streaming list, cut 4 times", "listed, then too many skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: true}, nil},
+	{"streaming list, cut 4 times", "listed, then skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
 	{"streaming list, cut 4 times", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
 	{"streaming list, cut 4 times", "expired before listing", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
 	{"streaming list, cut 4 times", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
@@ -178,7 +183,8 @@ var stepTable = []struct {
 	{"watch", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 3 }, "a failure without progress backs off, and the backoff grows")},
 	{"watch", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.listRV == "" && s.stalled && s.failures == 2 }, "expired again before any progress: relist after a backoff")},
 	{"watch", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.listRV == "" && s.stalled }, "out of order: relist, after a backoff")},
-	{"watch", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.listRV == "" && s.failures == 3 }, "unreadable events: relist")},
+	{"watch", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, cond(func(s state) bool { return s.listRV == "" && s.failures == 3 && s.repairs == 1 }, "skipped changes are lost: relist, at once the first time")},
+	{"watch", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return s.listRV == "" && s.failures == 1 && s.repairs == 1 && !s.stalled }, "")},
 	{"watch", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
 	{"watch", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 1 }, "")},
 	{"watch, progress", "expired", want{phase: phaseStreamList, op: opStreamList, report: reportRoutine}, cond(func(s state) bool { return s.listRV == "" && !s.progress && !s.stalled }, "the first expiry after progress: relist at once")},
@@ -187,7 +193,8 @@ var stepTable = []struct {
 	{"watch, progress", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
 	{"watch, progress", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch, progress", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
-	{"watch, progress", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, progress", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, nil},
+	{"watch, progress", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
 	{"watch, progress", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch, progress", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch, stalled", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.stalled }, "progress ends the stall")},
@@ -196,7 +203,8 @@ var stepTable = []struct {
 	{"watch, stalled", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.stalled }, "")},
 	{"watch, stalled", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
 	{"watch, stalled", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
-	{"watch, stalled", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, stalled", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, nil},
+	{"watch, stalled", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
 	{"watch, stalled", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch, stalled", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch, 2 empty", "ended empty", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == 0 && s.listRV == "" && s.stalled && s.failures == 3 }, "watches that keep ending empty: relist from the latest")},
@@ -207,7 +215,8 @@ var stepTable = []struct {
 	{"watch, 2 empty", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.emptyWatches == maxEmptyWatches-1 }, "an error is not an empty watch")},
 	{"watch, 2 empty", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
 	{"watch, 2 empty", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
-	{"watch, 2 empty", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, 2 empty", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, nil},
+	{"watch, 2 empty", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return s.emptyWatches == 0 }, "")},
 
 	{"watch after a paged list", "expired", want{phase: phaseList, op: opList, report: reportRoutine}, cond(func(s state) bool { return s.unpaged && !s.paged && !s.stalled && s.listRV == "" }, "a paged list's version gone before its watch: one unpaged List, at once")},
 	{"watch after a paged list", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.paged }, "")},
@@ -215,7 +224,8 @@ var stepTable = []struct {
 	{"watch after a paged list", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
 	{"watch after a paged list", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.paged }, "")},
 	{"watch after a paged list", "out of order", want{phase: phaseWait, then: phaseList, op: opWait, report: reportRoutine, reset: true}, nil},
-	{"watch after a paged list", "too many bad", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure}, nil},
+	{"watch after a paged list", "skipped", want{phase: phaseList, op: opList, report: reportFailure}, nil},
+	{"watch after a paged list", "delivered, skipped", want{phase: phaseList, op: opList, report: reportFailure, reset: true}, nil},
 	{"watch after a paged list", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	{"watch after a paged list", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 
@@ -227,7 +237,21 @@ var stepTable = []struct {
 	{"watch, 1 quick retry left", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.quick == quickRetries }, "")},
 	{"watch, 1 quick retry left", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.quick == 1 }, "")},
 	{"watch, 1 quick retry left", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
-	{"watch, 1 quick retry left", "too many bad", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, 1 quick retry left", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, nil},
+	{"watch, 1 quick retry left", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
+
+	// A repair (a relist for skipped events) was needed since the last
+	// watch that made progress without skipping.
+	{"watch, repaired once", "delivered, skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: false, wait: waitBackoff}, cond(func(s state) bool { return s.repairs == 2 && s.stalled && s.listRV == "" }, "streams keep skipping after relists: relist after a backoff that grows, and that lists do not reset")},
+	{"watch, repaired once", "skipped", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: false, wait: waitBackoff}, cond(func(s state) bool { return s.repairs == 2 && s.stalled && s.failures == 2 }, "")},
+	{"watch, repaired once", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.repairs == 0 }, "progress without skipping: the next repair is at once again")},
+	{"watch, repaired once", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.repairs == 0 }, "")},
+	{"watch, repaired once", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.repairs == 0 }, "")},
+	{"watch, repaired once", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.repairs == 1 }, "a failure is no progress")},
+	{"watch, repaired once", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, cond(func(s state) bool { return s.repairs == 1 }, "")},
+	{"watch, repaired once", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, repaired once", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.repairs == 1 }, "")},
+	{"watch, repaired once", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	// Waits.
 	{"wait before list", "waited", want{phase: phaseList, op: opList}, nil},
 	{"wait before watch", "waited", want{phase: phaseWatch, op: opWatch}, nil},

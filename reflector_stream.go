@@ -26,8 +26,19 @@ var errInitialIdle = fmt.Errorf("no initial event for %s", initialIdle)
 
 // maxSkippedEvents is how many unreadable events (other than events of a
 // type it does not know, which carry no change) one stream may have before
-// the reflector lists again: each was a change it lost.
+// the reflector ends it at once and lists again: each was a change it
+// lost.
 const maxSkippedEvents = 8
+
+// repairDelay is how long a stream goes on after its first unreadable
+// event, at most, before the reflector ends it and lists again to get the
+// lost change back: long enough to batch a run of them into one relist,
+// short enough that the cache is not left stale for long. A stream that
+// ends sooner is repaired then.
+const repairDelay = time.Second
+
+// errRepairDue ends a stream repairDelay after its first unreadable event.
+var errRepairDue = errors.New("informer: a skipped event is due for repair")
 
 // stream is one watch, or streaming list, being read.
 type stream[T Object] struct {
@@ -46,6 +57,9 @@ type stream[T Object] struct {
 
 	events      int // after the initial events
 	skipped     int // unreadable events that may have carried a change
+	skipErr     error
+	repair      context.CancelCauseFunc // ends ctx with errRepairDue
+	repairTimer *time.Timer
 	heartbeats  atomic.Int64
 	activity    activityStamp // stamps Reflector.activity for events
 	delivered   bool
@@ -61,6 +75,8 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 	wctx, cancel := context.WithTimeoutCause(ctx, timeout+time.Minute, errStalled)
 	defer cancel()
 	st := &stream[T]{r: r, op: "watch", from: r.LastSyncResourceVersion(), initial: initial, inInitial: initial}
+	wctx, st.repair = context.WithCancelCause(wctx)
+	defer st.stopRepair()
 	if initial {
 		st.op, st.from = "watchlist", ""
 		var stop func()
@@ -197,12 +213,42 @@ func (st *stream[T]) badEvent(err error) (outcome, bool) {
 	if unknownType {
 		return outcome{}, false
 	}
-	st.skipped++
+	st.skip(err)
 	if st.skipped < maxSkippedEvents {
 		return outcome{}, false
 	}
-	return st.outcome(&SourceError{Op: st.op, ResourceVersion: st.from,
-		Err: fmt.Errorf("%w: %d skipped, the last: %w", errSkippedEvents, st.skipped, err)}), true
+	return st.outcome(st.skippedError()), true
+}
+
+// skip records an unreadable event that may have carried a change: the
+// cache may now lack it, which Health says until a list repairs it. The
+// first one starts the repair: the stream ends repairDelay later, if it
+// has not ended by then, and the reflector lists again.
+func (st *stream[T]) skip(err error) {
+	st.skipped++
+	if st.skipped == 1 {
+		st.skipErr = err
+		st.r.skips.add(&SourceError{Op: st.op, ResourceVersion: st.from,
+			Err: fmt.Errorf("%w: the first after resourceVersion %q: %w", ErrSkippedEvents, st.last.s, err)})
+		st.repairTimer = time.AfterFunc(repairDelay, func() { st.repair(errRepairDue) })
+		return
+	}
+	st.r.skips.add(nil)
+}
+
+// skippedError is the error of a stream that skipped events, which ends
+// in a relist.
+func (st *stream[T]) skippedError() error {
+	return &SourceError{Op: st.op, ResourceVersion: st.from,
+		Err: fmt.Errorf("%w: %d on this stream, the first: %w", ErrSkippedEvents, st.skipped, st.skipErr)}
+}
+
+// stopRepair stops the repair timer of a stream that ended.
+func (st *stream[T]) stopRepair() {
+	if st.repairTimer != nil {
+		st.repairTimer.Stop()
+	}
+	st.repair(nil)
 }
 
 // end is the outcome of a stream that Next ended with err.
@@ -211,6 +257,10 @@ func (st *stream[T]) end(ctx context.Context, err error) outcome {
 	switch {
 	case ctx.Err() != nil:
 		return st.outcome(nil)
+	case st.skipped > 0:
+		// Ended by the repair timer, or by anything else: a relist,
+		// whatever ended it, gets the skipped changes back.
+		return st.outcome(st.skippedError())
 	case st.inInitial && errors.Is(cause, errInitialIdle):
 		return st.failed(fmt.Errorf("%w: %w", ErrWatchListUnsupported, errInitialIdle))
 	case errors.Is(cause, errStalled):
@@ -339,8 +389,7 @@ func (st *stream[T]) change(ev Event[T]) (outcome, bool) {
 		r.report(&ObjectError{Op: st.op, Err: fmt.Errorf("%s event: %w", ev.Type, err)})
 	}
 	if rv != "" && !older {
-		st.last = v
-		r.setLastRV(rv)
+		st.advance(v)
 	}
 	return outcome{}, false
 }
@@ -356,8 +405,19 @@ func (st *stream[T]) bookmark(ev Event[T]) {
 		return
 	}
 	if v := newVersion(rv); !st.r.older(v, st.last) {
-		st.last = v
-		st.r.setLastRV(rv)
+		st.advance(v)
+	}
+}
+
+// advance moves the stream's version on to v, and the reflector's, which
+// the applied version follows, unless the stream skipped an unreadable
+// event: the cache then lacks a change before v, and has not reached v
+// (nor a WaitForResourceVersion for it returned) until the relist that
+// follows.
+func (st *stream[T]) advance(v version) {
+	st.last = v
+	if st.skipped == 0 {
+		st.r.setLastRV(v.s)
 	}
 }
 

@@ -99,8 +99,10 @@
 // Options.ExpiredStatus (410 by default) or an event named
 // Options.ExpiredEvent ("expired"): both are informer.ErrExpired, and the
 // reflector lists again. An undecodable event or an unknown type is
-// informer.ErrBadEvent: reported, skipped, and the stream goes on; a cut
-// stream is resumed from the last version by the reflector.
+// informer.ErrBadEvent: reported, skipped, and the stream goes on (an
+// unknown type carries no change; an undecodable event may have, so the
+// reflector lists again within a second: see informer.ErrSkippedEvents); a
+// cut stream is resumed from the last version by the reflector.
 //
 // # Poll mode
 //
