@@ -19,7 +19,9 @@ var (
 	// ErrNoSuchIndex is returned when a named index does not exist.
 	ErrNoSuchIndex = errors.New("informer: no such index")
 	// ErrDuplicateKey reports that one list held two objects with the same key;
-	// the later one wins.
+	// the later one wins. A Watcher that lists (a poll) reports one as an
+	// event error wrapping both ErrBadEvent and ErrDuplicateKey: reported,
+	// and not a skipped change (see ErrSkippedEvents).
 	ErrDuplicateKey = errors.New("informer: duplicate key in list")
 	// ErrClosed is returned by a DeltaFIFO that has been closed.
 	ErrClosed = errors.New("informer: queue closed")
@@ -38,12 +40,13 @@ var (
 	// could not be read but the stream goes on: an unknown type, an object
 	// that does not decode into T. The reflector reports it and reads on,
 	// except among a streaming list's initial events (unless it also
-	// matches ErrUnknownEventType): there it ends the streaming list and
+	// matches ErrUnknownEventType or ErrDuplicateKey): there it ends the streaming list and
 	// syncs with a List at once, which reads every object or fails saying
 	// why, so that a cache never syncs without an object it could not read.
 	ErrBadEvent = errors.New("informer: bad watch event")
 	// ErrSkippedEvents reports that a watch skipped unreadable events
-	// (ErrBadEvent, other than ErrUnknownEventType): each may have carried
+	// (ErrBadEvent, other than ErrUnknownEventType and ErrDuplicateKey,
+	// which carry no lost change): each may have carried
 	// a change that the cache now lacks. The reflector ends such a stream
 	// soon after its first skip and lists again, which repairs the cache;
 	// until that list completes, Health.LastError (and Informer.LastError)

@@ -200,8 +200,10 @@ func (st *stream[T]) failed(err error) outcome {
 
 // badEvent handles an event the source could not read.
 func (st *stream[T]) badEvent(err error) (outcome, bool) {
-	unknownType := errors.Is(err, ErrUnknownEventType)
-	if st.inInitial && !unknownType {
+	// An event of a type it does not know carries no change; a duplicate
+	// key in a poll's list keeps the later object, as a list does.
+	noChange := errors.Is(err, ErrUnknownEventType) || errors.Is(err, ErrDuplicateKey)
+	if st.inInitial && !noChange {
 		// An object of the list that cannot be read fails the list, as
 		// an undecodable item fails a List: skipping it would report
 		// synced a cache that lacks it, and nothing would bring it back
@@ -210,7 +212,7 @@ func (st *stream[T]) badEvent(err error) (outcome, bool) {
 		return st.failed(sourceError(st.op, st.from, err)), true
 	}
 	st.r.reportBadEvent(&ObjectError{Op: st.op, Err: err})
-	if unknownType {
+	if noChange {
 		return outcome{}, false
 	}
 	st.skip(err)

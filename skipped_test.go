@@ -223,3 +223,38 @@ func TestRepairsBackOffWhenEveryStreamSkips(t *testing.T) {
 		}
 	})
 }
+
+// A duplicate key that a poll reports (ErrBadEvent and ErrDuplicateKey:
+// the later object is kept, as a list keeps it) is no skipped change: it
+// is reported, and neither relists nor makes Health unhealthy.
+func TestDuplicateKeyIsNoSkippedChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2)
+		src := &hookSource{Source: mem, next: func(list int32, n int, w informer.Watcher[*item]) (informer.Event[*item], error) {
+			if n == 1 {
+				return informer.Event[*item]{}, fmt.Errorf("%w: poll: key %q twice: %w", informer.ErrBadEvent, "ns/k1", informer.ErrDuplicateKey)
+			}
+			return w.Next()
+		}}
+		var errs errList
+		inf := informer.New[*item](src, quiet[*item](t, &errs))
+		runInformer(t, inf)
+		synctest.Wait()
+		if h := inf.Health(); !h.Healthy() || h.SkippedEvents != 0 {
+			t.Errorf("Health %s after a duplicate key, want healthy", h)
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if n := mem.ListCalls(); n != 1 {
+			t.Errorf("%d lists, want no relist for a duplicate key", n)
+		}
+		var reported bool
+		for _, err := range errs.all() {
+			reported = reported || errors.Is(err, informer.ErrDuplicateKey)
+		}
+		if !reported {
+			t.Errorf("the duplicate key was not reported: %v", errs.all())
+		}
+	})
+}

@@ -21,6 +21,12 @@ var (
 	ErrTimeout = errors.New("httpsrc: no answer in time")
 	// ErrInvalidOptions marks Options that cannot work.
 	ErrInvalidOptions = errors.New("httpsrc: invalid options")
+	// ErrPageRepeated marks a list whose next page is the page just read:
+	// the same next link or token, or, with PagingNumber, the same body
+	// again (a service that ignores Options.PageParam). Paging on would
+	// never end; the list fails instead, and the reflector retries it with
+	// backoff while LastError says why.
+	ErrPageRepeated = errors.New("httpsrc: the next page repeats the page before")
 
 	errNotArray = errors.New("the items are not a JSON array")
 	// errMalformedList marks a list body whose JSON is malformed around
@@ -72,7 +78,7 @@ func (e *StatusError) Is(target error) bool {
 // its position (the list item's index or the stream's byte offset), never
 // its content.
 type DecodeError struct {
-	// Op is "list" or "watch".
+	// Op is "list" or "watch", or "poll" for a duplicate key in a poll.
 	Op string
 	// Where is the list's path, with the item's index when one item
 	// failed ("/items: item 3"), or the stream's position ("the event

@@ -3,10 +3,12 @@ package httpsrc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -71,5 +73,73 @@ func TestPollKeysByOptionsKey(t *testing.T) {
 	defer umu.Unlock()
 	if !slices.Equal(updates, []string{"1->1"}) {
 		t.Errorf("updates %v, want 1->1", updates)
+	}
+}
+
+// A poll whose list holds one key twice reports it, naming the key, as
+// the informer reports a List's (ErrDuplicateKey; the later object is
+// kept either way), once per watch rather than at every poll. (Poll mode
+// collapsed the two silently.)
+func TestPollReportsDuplicateKeys(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	flags := []Flag{{ID: 1, Name: "a", Version: 1}, {ID: 2, Name: "b", Version: 1}}
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		lists++
+		json.NewEncoder(w).Encode(flags)
+	})
+	src, err := httpsrc.New(httpsrc.Options[*Flag]{ListURL: srv.URL, Key: flagKey, PollInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := src.List(t.Context(), informer.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	flags = append(flags, Flag{ID: 2, Name: "b2", Version: 2})
+	mu.Unlock()
+	w, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: page.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Next()
+	var de *httpsrc.DecodeError
+	if !errors.Is(err, informer.ErrDuplicateKey) || !errors.Is(err, informer.ErrBadEvent) || !errors.As(err, &de) || !strings.Contains(err.Error(), `"2"`) {
+		t.Fatalf("first Next after a list with id 2 twice: %v, want ErrBadEvent and ErrDuplicateKey naming key \"2\"", err)
+	}
+	ev, err := w.Next()
+	if err != nil || ev.Type != informer.EventModified || ev.Object.Name != "b2" {
+		t.Fatalf("then %v %+v (%v), want id 2 modified to the later object", ev.Type, ev.Object, err)
+	}
+	// Later polls find the same list: nothing more to say.
+	got := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := w.Next()
+			if err != nil || ev.Type != informer.EventBookmark {
+				got <- err
+				return
+			}
+		}
+	}()
+	for {
+		mu.Lock()
+		n := lists
+		mu.Unlock()
+		if n >= 6 {
+			break
+		}
+		select {
+		case err := <-got:
+			t.Fatalf("after %d lists, a later poll of the same list said %v, want nothing until Close", n, err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	w.Close()
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Errorf("after more polls of the same list: %v, want nothing until Close", err)
 	}
 }

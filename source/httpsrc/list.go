@@ -98,7 +98,7 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	case r.page.ResourceVersion == "":
 		r.page.ResourceVersion = etagValue(r.etag)
 	}
-	if r.page.Continue, err = s.nextPage(u, resp.Header, r.page.Continue, cont, len(r.page.Items)); err != nil {
+	if r.page.Continue, err = s.nextPage(u, resp.Header, r.page.Continue, cont, len(r.page.Items), data); err != nil {
 		return r, err
 	}
 	return r, nil

@@ -12,8 +12,31 @@ import (
 // The continue tokens a Source hands out, besides a service's own tokens.
 const (
 	linkPrefix = "link:" // the next page's path and query (a Link header's, or a next URL's)
-	pagePrefix = "page:" // the next page's number (PagingNumber)
+	pagePrefix = "page:" // the next page's number (PagingNumber), ":", and a hash of the page before
 )
+
+// pageToken is PagingNumber's continue token: the number of the page it
+// asks for, and a hash of the page before, which that page must not
+// repeat.
+func pageToken(n int, prev uint64) string {
+	return pagePrefix + strconv.Itoa(n) + ":" + strconv.FormatUint(prev, 16)
+}
+
+// parsePageToken returns the page number and the previous page's hash of
+// a pageToken; ok is false for another kind of token.
+func parsePageToken(cont string) (n int, prev uint64, ok bool) {
+	p, ok := strings.CutPrefix(cont, pagePrefix)
+	if !ok {
+		return 0, 0, false
+	}
+	num, h, _ := strings.Cut(p, ":")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return 0, 0, false
+	}
+	prev, _ = strconv.ParseUint(h, 16, 64)
+	return n, prev, true
+}
 
 // pageURL returns the URL of the page cont asks for, on list's scheme and
 // host.
@@ -28,9 +51,13 @@ func (s *Source[T]) pageURL(list *url.URL, cont string) (*url.URL, error) {
 		}
 		return next, nil
 	case strings.HasPrefix(cont, pagePrefix) && s.opts.Paging == PagingNumber:
+		n, _, ok := parsePageToken(cont)
+		if !ok {
+			return nil, fmt.Errorf("httpsrc: list: malformed page token")
+		}
 		u := *list
 		q := u.Query()
-		q.Set(s.opts.PageParam, strings.TrimPrefix(cont, pagePrefix))
+		q.Set(s.opts.PageParam, strconv.Itoa(n))
 		u.RawQuery = q.Encode()
 		return &u, nil
 	default:
@@ -43,9 +70,21 @@ func (s *Source[T]) pageURL(list *url.URL, cont string) (*url.URL, error) {
 }
 
 // nextPage returns the continue token for the page after the one read
-// from u: a Link header's rel="next" first, then what Options.Paging
-// makes of next, the value at Options.Next.
-func (s *Source[T]) nextPage(u *url.URL, header http.Header, next, cont string, items int) (string, error) {
+// from u (asked for with cont; data is its body): a Link header's
+// rel="next" first, then what Options.Paging makes of next, the value at
+// Options.Next. A service that hands out, as the next page, the page just
+// read (the same link or token; with PagingNumber, the same body again: it
+// ignores the page parameter) would be paged for ever: that is an error
+// wrapping ErrPageRepeated.
+func (s *Source[T]) nextPage(u *url.URL, header http.Header, next, cont string, items int, data []byte) (string, error) {
+	tok, err := s.nextToken(u, header, next, cont, items, data)
+	if err == nil && tok != "" && tok == cont {
+		return "", fmt.Errorf("%w: list %s: the next page is the one just read", ErrPageRepeated, u.Path)
+	}
+	return tok, err
+}
+
+func (s *Source[T]) nextToken(u *url.URL, header http.Header, next, cont string, items int, data []byte) (string, error) {
 	if link := linkNext(header); link != "" {
 		return nextURL(u, link)
 	}
@@ -54,11 +93,14 @@ func (s *Source[T]) nextPage(u *url.URL, header http.Header, next, cont string, 
 		if items == 0 {
 			return "", nil
 		}
-		n := 1
-		if p, ok := strings.CutPrefix(cont, pagePrefix); ok {
-			n, _ = strconv.Atoi(p)
+		h := hash(data)
+		n, prev, ok := parsePageToken(cont)
+		if !ok {
+			n = 1
+		} else if prev == h {
+			return "", fmt.Errorf("%w: list %s: page %d is page %d again (does the service ignore %q?)", ErrPageRepeated, u.Path, n, n-1, s.opts.PageParam)
 		}
-		return pagePrefix + strconv.Itoa(n+1), nil
+		return pageToken(n+1, h), nil
 	case PagingURL:
 		if next == "" {
 			return "", nil

@@ -1,11 +1,16 @@
 package httpsrc_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/httpsrc"
@@ -132,5 +137,71 @@ func TestListPaging(t *testing.T) {
 func TestPagingOptions(t *testing.T) {
 	if _, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: "http://x/items", Paging: 9}); err == nil {
 		t.Error("Paging 9 accepted")
+	}
+}
+
+// A service whose next page is the page just read (it ignores the page
+// parameter, or hands out the same next link or token) fails the list
+// with ErrPageRepeated instead of being paged for ever, and an informer
+// says so through LastError. (The pages were requested without end, each
+// one's items added to a replacement that never completed.)
+func TestListPagingRepeatedPage(t *testing.T) {
+	tests := []struct {
+		name string
+		opts httpsrc.Options[*Item]
+		next string // the body's next member, on every page
+	}{
+		{name: "page numbers, the page parameter ignored", opts: httpsrc.Options[*Item]{Items: "/results", Paging: httpsrc.PagingNumber}},
+		{name: "the same next URL", opts: httpsrc.Options[*Item]{Items: "/results", Next: "/next", Paging: httpsrc.PagingURL}, next: "?cursor=c2"},
+		{name: "the same next token", opts: httpsrc.Options[*Item]{Items: "/results", Next: "/next"}, next: "t2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var requests atomic.Int32
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				next := "null"
+				if tt.next != "" {
+					next = strconv.Quote(tt.next)
+				}
+				fmt.Fprintf(w, `{"next":%s,"results":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`, next)
+			})
+			tt.opts.ListURL, tt.opts.WatchURL = srv.URL+"/items", srv.URL+"/events"
+			src, err := httpsrc.New(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := informer.ListOptions{}
+			for range 10 {
+				p, err := src.List(t.Context(), opts)
+				if err != nil {
+					if !errors.Is(err, httpsrc.ErrPageRepeated) {
+						t.Fatalf("error %v, want ErrPageRepeated", err)
+					}
+					break
+				}
+				if p.Continue == "" {
+					t.Fatal("the list ended")
+				}
+				opts.Continue = p.Continue
+			}
+			if n := requests.Load(); n > 3 {
+				t.Errorf("%d pages requested, want the repeat found by the third", n)
+			}
+
+			inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { inf.Run(ctx); close(done) }()
+			defer func() { cancel(); <-done }()
+			for deadline := time.Now().Add(10 * time.Second); !errors.Is(inf.LastError(), httpsrc.ErrPageRepeated); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("after 10 s, LastError is %v (synced %v, %d requests), want ErrPageRepeated", inf.LastError(), inf.HasSynced(), requests.Load())
+				}
+			}
+			if inf.HasSynced() {
+				t.Error("synced a list whose pages repeat")
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package httpsrc
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"strconv"
@@ -104,6 +105,10 @@ type pollWatcher[T informer.Object] struct {
 	base   *snapshot[T]
 	queue  []informer.Event[T]
 	next   *snapshot[T] // committed when its bookmark is handed out
+	// errs are handed out before queue: duplicate keys found by a poll,
+	// each reported once by this watcher (dups), as a list reports them.
+	errs []error
+	dups map[string]struct{}
 	// heartbeat is WatchOptions.Heartbeat (nil: none), called for a poll
 	// that finds nothing new: the service answers.
 	heartbeat func()
@@ -116,6 +121,11 @@ func (w *pollWatcher[T]) Close() error {
 
 func (w *pollWatcher[T]) Next() (informer.Event[T], error) {
 	for {
+		if len(w.errs) > 0 {
+			err := w.errs[0]
+			w.errs = w.errs[1:]
+			return informer.Event[T]{}, err
+		}
 		if len(w.queue) > 0 {
 			ev := w.queue[0]
 			w.queue = w.queue[1:]
@@ -170,6 +180,9 @@ func (w *pollWatcher[T]) pollOnce() error {
 		}
 		for i, obj := range r.page.Items {
 			if key, err := w.s.key(obj); err == nil {
+				if _, dup := next.objs[key]; dup {
+					w.duplicate(key)
+				}
 				next.objs[key] = polled[T]{obj, stateOf(obj, r.hashes[i])}
 			}
 		}
@@ -218,6 +231,21 @@ func (w *pollWatcher[T]) pollOnce() error {
 	w.queue = append(w.queue, informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: next.version})
 	w.next = next
 	return nil
+}
+
+// duplicate reports, once per watcher, a key that a poll's list holds
+// twice: the later object is kept, as a List's is (the informer reports
+// those with informer.ErrDuplicateKey too).
+func (w *pollWatcher[T]) duplicate(key string) {
+	if _, seen := w.dups[key]; seen {
+		return
+	}
+	if w.dups == nil {
+		w.dups = map[string]struct{}{}
+	}
+	w.dups[key] = struct{}{}
+	w.errs = append(w.errs, fmt.Errorf("%w: %w", informer.ErrBadEvent, &DecodeError{Op: "poll", Where: redact(w.s.opts.ListURL),
+		Reason: fmt.Sprintf("key %q twice in one list (the later object is kept)", key), Err: informer.ErrDuplicateKey}))
 }
 
 // alive reports a heartbeat, if the reflector asked for them.
