@@ -11,6 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informer-go/informer/internal/share"
 )
 
 // Use of unsafe in this package. Decoders receive the address of the Go
@@ -112,6 +114,12 @@ type fieldCodec struct {
 	// a slice), or is -1: see decoder.take. elems is []T of that type T.
 	pool  int
 	elems reflect.Type
+	// shareID, when not 0, is the id under which a run of this field
+	// (a repeated field of messages, strings or bytes; a map) is shared
+	// through a share.Table, for runs of minRaw bytes or more; a pointer
+	// to a message is shared under the message's id (msgCodec.shareID).
+	shareID uint32
+	minRaw  int
 }
 
 // poolIDs numbers the types that values are pooled by, under buildMu.
@@ -133,6 +141,7 @@ type msgCodec struct {
 	dense   []*fieldCodec // by field number, when the numbers are small
 	sparse  map[uint32]*fieldCodec
 	nfields int
+	shareID uint32 // the id a pointer to this message is shared under
 }
 
 // maxDense is the largest field number looked up in a slice rather than a
@@ -207,7 +216,7 @@ func (b *builder) message(t reflect.Type) (*msgCodec, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%w: %s is not a struct", ErrUnsupported, t)
 	}
-	m := &msgCodec{typ: t}
+	m := &msgCodec{typ: t, shareID: share.NewIDs(1)}
 	b.pending[t] = m
 	var fields []*fieldCodec
 	maxNum := uint32(0)
@@ -304,6 +313,7 @@ func (b *builder) field(sf reflect.StructField, tag string) (*fieldCodec, error)
 			return nil, fmt.Errorf("map value: %w", err)
 		}
 		f.mapSS = t == reflect.TypeFor[map[string]string]()
+		f.shareID, f.minRaw = share.NewIDs(1), minShareMap
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && !wrapped(t):
 		// Repeated, whatever the tag says: some say "opt".
 		f.card = cardSlice
@@ -320,6 +330,11 @@ func (b *builder) field(sf reflect.StructField, tag string) (*fieldCodec, error)
 			return nil, fmt.Errorf("%w: %s", ErrUnsupported, t)
 		}
 		f.setPool(t.Elem())
+		if !f.val.enc.packable() && f.val.enc != encWrappedList {
+			// Runs of messages, strings or bytes; slices of numbers
+			// come one value or one packed chunk at a time.
+			f.shareID, f.minRaw = share.NewIDs(1), minShareRun
+		}
 	case t.Kind() == reflect.Pointer:
 		f.card = cardPointer
 		if f.val, err = b.value(t.Elem(), pt.wire); err != nil {
@@ -327,6 +342,12 @@ func (b *builder) field(sf reflect.StructField, tag string) (*fieldCodec, error)
 		}
 		if k := f.val.kind; k > reflect.Float64 || k == reflect.Invalid {
 			f.setPool(t.Elem())
+		}
+		if f.val.enc == encMessage {
+			f.minRaw = minShareRun
+			if t.Elem().Size() >= 64 {
+				f.minRaw = minSharePointer
+			}
 		}
 	default:
 		f.card = cardSingle
@@ -463,20 +484,70 @@ func (c *Codec) Type() reflect.Type { return c.m.typ }
 // sets share one allocation per call (so one string kept alive keeps the
 // others of that call alive), or a well-known copy.
 func (c *Codec) Decode(data []byte, p unsafe.Pointer) error {
+	return c.DecodeShared(nil, data, p)
+}
+
+// DecodeShared is Decode through the table tab (nil: no sharing): a run
+// of a repeated field, a map or a pointer to a message whose bytes are
+// those of one the table holds is set to that same value, without
+// decoding it again (see the package doc, Sharing). A value that is not
+// zero is decoded into without the table.
+func (c *Codec) DecodeShared(tab *share.Table, data []byte, p unsafe.Pointer) error {
+	if tab != nil && !isZero(p, c.m.typ.Size()) {
+		tab = nil // it may hold shared values: merging would write into them
+	}
 	d := decoders.Get().(*decoder)
 	d.data = data
+	if tab != nil {
+		d.share = tab
+		tab.Lock()
+	}
 	err := d.decode(c.m, p)
+	if tab != nil {
+		tab.Unlock()
+	}
 	d.reset()
+	if tab != nil && errors.Is(err, errShareConflict) {
+		// A field came twice: decode again, from zero, without
+		// sharing.
+		reflect.NewAt(c.m.typ, p).Elem().SetZero()
+		d.data = data
+		err = d.decode(c.m, p)
+		d.reset()
+	}
 	decoders.Put(d)
 	return err
+}
+
+// isZero reports whether the size bytes at p are all zero.
+func isZero(p unsafe.Pointer, size uintptr) bool {
+	for _, w := range unsafe.Slice((*uint64)(p), size/8) {
+		if w != 0 {
+			return false
+		}
+	}
+	if size&7 == 0 {
+		return true
+	}
+	for _, b := range unsafe.Slice((*byte)(unsafe.Add(p, size&^7)), size&7) {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Unmarshal decodes the message data into *v, as Codec.Decode does,
 // compiling T's codec on first use.
 func Unmarshal[T any](data []byte, v *T) error {
+	return UnmarshalShared(nil, data, v)
+}
+
+// UnmarshalShared is Unmarshal through the table tab (Codec.DecodeShared).
+func UnmarshalShared[T any](tab *share.Table, data []byte, v *T) error {
 	c, err := For(reflect.TypeFor[T]())
 	if err != nil {
 		return err
 	}
-	return c.Decode(data, unsafe.Pointer(v))
+	return c.DecodeShared(tab, data, unsafe.Pointer(v))
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/informer-go/informer/internal/jsondec"
+	"github.com/informer-go/informer/internal/share"
 )
 
 // Wire types.
@@ -59,6 +60,12 @@ type decoder struct {
 	// label values, quantities and the like repeat from object to
 	// object. It lives as long as the pooled decoder.
 	cache [64]string
+	// share is the table values are shared through, or nil; own > 0
+	// while a value that will enter it is decoded: its parts are then
+	// allocated on their own (no pool run, slab or call's string buffer
+	// that the shared value would keep alive with it).
+	share *share.Table
+	own   int
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -73,6 +80,7 @@ func (d *decoder) reset() {
 	d.touched = d.touched[:0]
 	d.depth = 0
 	d.direct = false
+	d.share, d.own = nil, 0
 	clear(d.pending)
 	d.pending = d.pending[:0]
 	d.total = 0
@@ -112,6 +120,9 @@ func (d *decoder) flush() {
 // scalar returns a new zeroed 8-byte slot, 8-byte aligned, for a bool or
 // number that a pointer field points to. The slab holds no pointers.
 func (d *decoder) scalar() ptr {
+	if d.own > 0 {
+		return ptr(new(uint64))
+	}
 	if len(d.slab) == 0 {
 		d.slab = make([]uint64, 16)
 	}
@@ -149,6 +160,9 @@ const (
 // what this one has (within maxSpare and d.spare), so a mistaken guess
 // wastes space in this call's object only.
 func (d *decoder) take(id int, elems reflect.Type, size uintptr, n int) ptr {
+	if d.own > 0 {
+		return reflect.MakeSlice(elems, n, n).UnsafePointer()
+	}
 	if id >= len(d.pools) {
 		d.pools = append(d.pools, make([]*pool, id+1-len(d.pools))...)
 	}
@@ -201,7 +215,7 @@ func (d *decoder) setString(p ptr, s, e int) {
 		*sp = ""
 		return
 	}
-	if d.direct {
+	if d.direct || d.own > 0 {
 		*sp = d.str(s, e)
 		return
 	}
@@ -425,9 +439,17 @@ func (d *decoder) field(f *fieldCodec, p ptr, start, wt, i, end int) (int, error
 		pp := (*ptr)(fp)
 		switch f.val.enc {
 		case encMessage, encWrappedList, encTime, encMicroTime, encQuantity:
-			if *pp == nil { // reused, as the generated code does
+			switch {
+			case *pp == nil && d.share != nil && f.minRaw > 0 && e-s >= f.minRaw:
+				return next, d.sharedMessage(f, pp, s, e)
+			case *pp == nil:
 				*pp = d.alloc(f)
+			case d.share != nil:
+				// Merging into what an earlier occurrence set, which
+				// may be shared.
+				return i, errConflict(start)
 			}
+			// reused, as the generated code does
 			return next, d.set(&f.val, *pp, x, s, e)
 		}
 		var np ptr // a new value each time
@@ -551,13 +573,15 @@ func (d *decoder) grow(f *fieldCodec, p ptr, n int) ptr {
 }
 
 // run counts the occurrences of the tag at start that follow one another
-// from start on, each a length-delimited value; it stops at the first
-// other tag or malformed value (the decoding reports it).
-func (d *decoder) run(start, end int) int {
+// from start on, each a length-delimited value, and returns their count
+// and where the last ends; it stops at the first other tag or malformed
+// value (the decoding reports it). A count of 1 with end 0 means the
+// first is malformed.
+func (d *decoder) run(start, end int) (int, int) {
 	data := d.data
 	_, i, err := d.varint(start, end)
 	if err != nil {
-		return 1
+		return 1, 0
 	}
 	tagLen := i - start
 	n := 0
@@ -572,7 +596,10 @@ func (d *decoder) run(start, end int) int {
 		n++
 		i = e
 	}
-	return max(n, 1)
+	if n == 0 {
+		return 1, 0
+	}
+	return n, i
 }
 
 // repeated decodes the run of occurrences of the repeated field f that
@@ -586,7 +613,20 @@ func (d *decoder) repeated(f *fieldCodec, p ptr, start, wt, i, end int) (int, er
 		}
 		return next, d.set(&f.val, d.grow(f, p, 1), x, 0, 0)
 	}
-	n := d.run(start, end)
+	n, runEnd := d.run(start, end)
+	if d.share == nil || (*sliceHeader)(p).len > 0 || f.shareID == 0 || runEnd-start < f.minRaw {
+		// A second run (protobuf appends it) copies a shared slice,
+		// whose capacity is its length: nothing is written into it.
+		return d.elements(f, p, n, i, end)
+	}
+	return d.sharedRun(f.shareID, start, runEnd, p, true, func() (int, error) {
+		return d.elements(f, p, n, i, end)
+	})
+}
+
+// elements decodes the n occurrences of the repeated field f whose first
+// value starts at i, appending them to the slice at p.
+func (d *decoder) elements(f *fieldCodec, p ptr, n, i, end int) (int, error) {
 	base := (*sliceHeader)(p).len
 	ep := d.grow(f, p, n)
 	for k := range n {

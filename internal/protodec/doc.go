@@ -77,6 +77,48 @@
 // pointers to numbers and bools of one call are carved from one block.
 // The use of unsafe is listed in codec.go.
 //
+// # Sharing
+//
+// DecodeShared decodes through a share.Table (source/kube's
+// Options.Sharing; the same table, and policy, as jsondec's): a value
+// whose bytes are those of one the table still holds is set to that same
+// value. What is shared, and why so:
+//
+//   - the unit of a repeated field (containers, env, volumes,
+//     tolerations, owner references, managed fields, a []string) is its
+//     run: the occurrences that follow one another, which is how every
+//     encoder writes a list, tags included; a slice of numbers is not
+//     shared (its values come one at a time or packed, and are small);
+//   - a map (labels, annotations, resource lists) is its run of entries,
+//     shared whole: the generated code writes the keys sorted, so equal
+//     maps are equal bytes;
+//   - a pointer to a message (a Probe, an Affinity, a SecurityContext)
+//     is its bytes, under the message type: a liveness and a readiness
+//     probe that are the same share one value;
+//   - structs held by value (a Pod's Spec) cannot be shared; their
+//     fields are.
+//
+// Unlike jsondec, which finds where a value ends only by decoding it, a
+// protobuf value's length comes first: the table is asked before
+// decoding, and a value found there is not decoded again, so sharing
+// saves the time of decoding what repeats, not only the memory.
+//
+// A value that enters the table (on the second sighting of its bytes) is
+// decoded with allocations of its own: not from the pools, slab and
+// per-call string buffer that the rest of an object is carved from,
+// since a shared value pointing into them would keep the whole run, slab
+// or buffer of the object it was first decoded for alive as long as any
+// other object shares it, and the table's weak pointer would point into
+// another object's memory. That costs a few allocations per distinct
+// shared value, once; the objects that share it allocate nothing for it.
+//
+// Protobuf merges a field that comes again (a message field twice, a
+// second run of a map) into the value the first set, which may be
+// shared by then: such a decode starts over without the table (a second
+// run of a repeated field appends, and a shared slice's capacity is its
+// length, so that copies). A target that is not zero is decoded into
+// without the table. Kubernetes never sends such messages.
+//
 // # Speed
 //
 // Decoding bench/workload's pod (2.7 KiB of protobuf) into a new

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informer-go/informer/internal/share"
 )
 
 // fuzzSeeds are valid messages of kinds and of metav1 types.
@@ -43,9 +45,14 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
+	tab := share.New(0) // shared by every input: values come from earlier ones
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var k kinds
-		checkErr(t, Unmarshal(data, &k))
+		err := Unmarshal(data, &k)
+		checkErr(t, err)
+		if err == nil {
+			sharedMatches(t, tab, data, &k)
+		}
 		differential[metav1.PartialObjectMetadata](t, data)
 		differential[metav1.Status](t, data)
 		differential[metav1.ListMeta](t, data)
@@ -72,6 +79,9 @@ func differential[T any, P interface {
 	wantErr := P(&want).Unmarshal(data)
 	gotErr := Unmarshal(data, &got)
 	checkErr(t, gotErr)
+	if gotErr == nil {
+		sharedMatches(t, fuzzTable, data, &got)
+	}
 	if wantErr == nil && gotErr == nil && !reflect.DeepEqual(want, got) {
 		t.Fatalf("%T: protodec decodes\n%#v\nthe generated Unmarshal\n%#v", got, got, want)
 	}
@@ -80,5 +90,27 @@ func differential[T any, P interface {
 		// reads a map entry's key or value whatever its wire type,
 		// and skips field number 0 inside groups); these may fail here.
 		t.Logf("%T: only protodec fails: %v", got, gotErr)
+	}
+}
+
+// fuzzTable is the table differential decodes through.
+var fuzzTable = share.New(0)
+
+// sharedMatches decodes data through tab three times (so that its parts
+// come from the table on the third) and wants what want, decoded without
+// a table, holds.
+func sharedMatches[T any](t *testing.T, tab *share.Table, data []byte, want *T) {
+	t.Helper()
+	if !reflect.DeepEqual(*want, *want) {
+		return // a NaN, equal to nothing: nothing to compare with
+	}
+	for i := range 3 {
+		var got T
+		if err := UnmarshalShared(tab, data, &got); err != nil {
+			t.Fatalf("%T: decode %d through a table fails (%v), not without", got, i, err)
+		}
+		if !reflect.DeepEqual(&got, want) {
+			t.Fatalf("%T: decode %d through a table gives\n%#v\nwithout\n%#v", got, i, got, *want)
+		}
 	}
 }

@@ -9,7 +9,26 @@ import "reflect"
 // slices), and a later key or value replaces an earlier one in the same
 // entry, as in the generated code.
 func (d *decoder) mapEntries(f *fieldCodec, p ptr, start, i, end int) (int, error) {
-	n := d.run(start, end)
+	n, runEnd := d.run(start, end)
+	if d.share == nil {
+		return d.entries(f, p, n, i, end)
+	}
+	mp := (*ptr)(p)
+	if *mp != nil {
+		// A second run, added to a map that may be shared by now.
+		return i, errConflict(start)
+	}
+	if runEnd-start < f.minRaw {
+		return d.entries(f, p, n, i, end)
+	}
+	return d.sharedRun(f.shareID, start, runEnd, p, false, func() (int, error) {
+		return d.entries(f, p, n, i, end)
+	})
+}
+
+// entries decodes the n entries of map field f whose first entry starts
+// at i into the map at p.
+func (d *decoder) entries(f *fieldCodec, p ptr, n, i, end int) (int, error) {
 	if f.mapSS {
 		return d.stringMap(f, p, n, i, end)
 	}

@@ -122,7 +122,7 @@ func NewClient[T informer.Object](cfg *Config, res Resource, opts ClientOptions)
 	if err := res.validate(); err != nil {
 		return nil, err
 	}
-	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient)
+	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient, nil)
 	if err != nil {
 		return nil, err
 	}

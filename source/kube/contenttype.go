@@ -9,6 +9,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/protodec"
+	"github.com/informer-go/informer/internal/share"
 )
 
 // ContentType is the encoding a Source asks the server for, set in
@@ -85,7 +86,9 @@ func (protobufTags[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
 
 // decoder compiles T's decoder. T is a pointer type (checked before, by
 // objectFactory), so the object's address is the pointer itself.
-func (protobufTags[T]) decoder() (func(T, []byte) error, error) {
+// tab, when not nil, is the Source's table of shared values
+// (Options.Sharing).
+func (protobufTags[T]) decoder(tab *share.Table) (func(T, []byte) error, error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%w: Options.Protobuf: kube.Protobuf needs a pointer to a struct, not %s", ErrInvalidConfig, t)
@@ -95,7 +98,7 @@ func (protobufTags[T]) decoder() (func(T, []byte) error, error) {
 		return nil, fmt.Errorf("%w: Options.Protobuf: %s cannot be decoded from its protobuf tags (%w); set kube.ProtobufFunc with its decoding function, such as its generated Unmarshal", ErrInvalidConfig, t, err)
 	}
 	return func(obj T, data []byte) error {
-		return c.Decode(data, *(*unsafe.Pointer)(unsafe.Pointer(&obj)))
+		return c.DecodeShared(tab, data, *(*unsafe.Pointer)(unsafe.Pointer(&obj)))
 	}, nil
 }
 
@@ -106,7 +109,7 @@ type protobufFunc[T informer.Object] struct {
 
 func (protobufFunc[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
 
-func (c protobufFunc[T]) decoder() (func(T, []byte) error, error) {
+func (c protobufFunc[T]) decoder(*share.Table) (func(T, []byte) error, error) {
 	if c.decode == nil {
 		return nil, fmt.Errorf("%w: Options.Protobuf: kube.ProtobufFunc with a nil function", ErrInvalidConfig)
 	}
@@ -115,17 +118,18 @@ func (c protobufFunc[T]) decoder() (func(T, []byte) error, error) {
 
 // protobufDecoder returns the decoding function of codec for T: nil for
 // no codec, an error when codec decodes another type or cannot decode T.
-func protobufDecoder[T informer.Object](codec ProtobufCodec) (func(T, []byte) error, error) {
+// Protobuf's decoder shares values through tab when it is not nil.
+func protobufDecoder[T informer.Object](codec ProtobufCodec, tab *share.Table) (func(T, []byte) error, error) {
 	if codec == nil {
 		return nil, nil
 	}
 	c, ok := codec.(interface {
-		decoder() (func(T, []byte) error, error)
+		decoder(*share.Table) (func(T, []byte) error, error)
 	})
 	if !ok {
 		return nil, fmt.Errorf("%w: Options.Protobuf decodes %s, not the Source's type %s", ErrInvalidConfig, codec.objectType(), reflect.TypeFor[T]())
 	}
-	return c.decoder()
+	return c.decoder(tab)
 }
 
 // mediaTypeProtobuf is Kubernetes' protobuf media type. A list or an

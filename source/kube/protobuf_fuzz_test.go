@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/share"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -82,7 +83,7 @@ func fuzzProtobufWatch[T interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode, err := protobufDecoder[T](codecOf[T]())
+	decode, err := protobufDecoder[T](codecOf[T](), share.New(0)) // sharing on, the default
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/informer-go/informer/internal/jsondec"
 	"github.com/informer-go/informer/internal/testpod"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestSharingList decodes a list of 500 pods from one template with and
@@ -82,5 +85,70 @@ func TestSharingOption(t *testing.T) {
 			t.Errorf("Sharing %d: a table %v, want %v", c.opt, got, c.want)
 		}
 		s.Close()
+	}
+}
+
+// TestSharingProtobuf lists the metadata of 50 pods of one Deployment in
+// protobuf through Sources made by New with and without sharing: the
+// objects are equal either way; with sharing (the default) their labels,
+// annotations and owner references are the same values, without it
+// every object has its own.
+func TestSharingProtobuf(t *testing.T) {
+	var items []metav1.PartialObjectMetadata
+	for i := range 50 {
+		m := pom("shop", fmt.Sprintf("web-%d", i), "1")
+		m.Labels = map[string]string{"app": "web", "pod-template-hash": "7f9c5d"}
+		m.Annotations = map[string]string{"note": "an annotation of some length, as objects have"}
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-7f9c5d", UID: "0b8f1c2e-5d7a-4e0b-9a55-3c1f0d2b7e61", Controller: new(true)}}
+		items = append(items, m)
+	}
+	body := pomListBody(t, "10", "", items...)
+	decode := func(sharing Sharing) []*metav1.PartialObjectMetadata {
+		s, err := New[*metav1.PartialObjectMetadata](&Config{Host: "http://127.0.0.1:1"}, Resource{Version: "v1", Resource: "pods"},
+			Options{Protobuf: Protobuf[*metav1.PartialObjectMetadata](), Sharing: sharing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: DefaultMaxObjectBytes, res: "pods", kinds: s.kinds}
+		page, err := d.decode(bytes.NewReader(body), 50)
+		if err != nil || len(page.Items) != 50 {
+			t.Fatal(len(page.Items), err)
+		}
+		return page.Items
+	}
+	plain, shared := decode(SharingOff), decode(SharingDefault)
+	if !reflect.DeepEqual(plain, shared) {
+		t.Fatal("the objects decoded with sharing differ from those decoded without")
+	}
+	same := func(objs []*metav1.PartialObjectMetadata) bool {
+		a, b := objs[10], objs[20]
+		return unsafe.SliceData(a.OwnerReferences) == unsafe.SliceData(b.OwnerReferences) &&
+			reflect.ValueOf(a.Annotations).UnsafePointer() == reflect.ValueOf(b.Annotations).UnsafePointer() &&
+			reflect.ValueOf(a.Labels).UnsafePointer() == reflect.ValueOf(b.Labels).UnsafePointer()
+	}
+	if !same(shared) {
+		t.Error("with sharing, the objects' labels, annotations and owner references are not shared")
+	}
+	if same(plain) {
+		t.Error("without sharing, objects share values")
+	}
+
+	// The same objects as a JSON list (metadata only from a server
+	// that sends JSON) share the same way.
+	list := metav1.PartialObjectMetadataList{Items: items}
+	list.APIVersion, list.Kind = "meta.k8s.io/v1", "PartialObjectMetadataList"
+	jsonBody, err := json.Marshal(&list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
+	d := listDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods", share: jsondec.NewShared(0)}
+	page, err := d.decode(bytes.NewReader(jsonBody), 50)
+	if err != nil || len(page.Items) != 50 {
+		t.Fatal(len(page.Items), err)
+	}
+	if !same(page.Items) {
+		t.Error("decoded from JSON with sharing, the objects' labels, annotations and owner references are not shared")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
+	"github.com/informer-go/informer/internal/share"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -218,7 +219,11 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	if _, err := fields.ParseSelector(opts.FieldSelector); err != nil {
 		return nil, fmt.Errorf("%w: Options.FieldSelector %q: %w", ErrInvalidConfig, opts.FieldSelector, err)
 	}
-	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient)
+	var tab *share.Table // one table for JSON and protobuf
+	if opts.Sharing != SharingOff {
+		tab = share.New(0)
+	}
+	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient, tab)
 	if err != nil {
 		return nil, err
 	}
@@ -251,9 +256,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		baseQuery:    url.Values{},
 		ownClient:    ownClient,
 	}
-	if opts.Sharing != SharingOff {
-		s.share = jsondec.NewShared(0)
-	}
+	s.share = jsondec.SharedBy(tab)
 	c := *client
 	c.CheckRedirect = s.checkRedirect
 	c.Timeout = 0

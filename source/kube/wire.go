@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/share"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -24,14 +25,15 @@ type wire[T informer.Object] struct {
 
 // newWire checks and builds a wire for T from cfg and the options a
 // Source and a Client have in common; client nil means cfg.HTTPClient().
-func newWire[T informer.Object](cfg *Config, codec ProtobufCodec, ct ContentType, client *http.Client) (wire[T], error) {
+// The protobuf decoder shares values through tab when it is not nil.
+func newWire[T informer.Object](cfg *Config, codec ProtobufCodec, ct ContentType, client *http.Client, tab *share.Table) (wire[T], error) {
 	var w wire[T]
 	var err error
 	if w.newObj, err = objectFactory[T](); err != nil {
 		return w, err
 	}
 	w.metadataOnly = reflect.TypeFor[T]() == reflect.TypeFor[*metav1.PartialObjectMetadata]()
-	if w.protoDecode, err = protobufDecoder[T](codec); err != nil {
+	if w.protoDecode, err = protobufDecoder[T](codec, tab); err != nil {
 		return w, err
 	}
 	if w.content, err = newContentTypes(ct, w.metadataOnly, w.protoDecode != nil); err != nil {

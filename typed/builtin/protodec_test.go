@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/internal/protodec"
+	"github.com/informer-go/informer/internal/share"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,8 +66,12 @@ func filler(seed int64) *randfill.Filler {
 // type with a generated Unmarshal (prototypes_test.go) with both decoders
 // and wants the same result: a value alone, and two values concatenated
 // (protobuf merges them: scalars replaced, repeated fields appended, maps
-// and nested messages merged).
+// and nested messages merged). protodec decodes each also through one
+// share.Table, three times (so that its parts come from the table), and
+// that must give the same values again (reflect.DeepEqual and
+// equality.Semantic.DeepEqual).
 func TestProtodecMatchesGenerated(t *testing.T) {
+	tab := share.New(0)
 	rounds := 12
 	if testing.Short() {
 		rounds = 3
@@ -91,23 +97,27 @@ func TestProtodecMatchesGenerated(t *testing.T) {
 					t.Fatalf("round %d: Marshal: %v", r, err)
 				}
 				bytes += len(data)
-				compare(t, codec, typ, data, fmt.Sprintf("round %d", r))
+				compare(t, tab, codec, typ, data, fmt.Sprintf("round %d", r))
 				b := reflect.New(typ).Interface()
 				f.Fill(b)
 				more, err := b.(generated).Marshal()
 				if err != nil {
 					t.Fatalf("round %d: Marshal: %v", r, err)
 				}
-				compare(t, codec, typ, append(data, more...), fmt.Sprintf("round %d, merged", r))
+				compare(t, tab, codec, typ, append(data, more...), fmt.Sprintf("round %d, merged", r))
 			}
 		})
 	}
-	t.Logf("%d types compiled and compared, %d bytes of messages", compiled, bytes)
+	st := tab.Stats()
+	if st.Hits == 0 {
+		t.Fatal("nothing was shared: the test does not test sharing")
+	}
+	t.Logf("%d types compiled and compared, %d bytes of messages, %d parts shared", compiled, bytes, st.Hits)
 }
 
 // compare decodes data with the generated Unmarshal and with codec and
-// wants the same value, or both to fail.
-func compare(t *testing.T, codec *protodec.Codec, typ reflect.Type, data []byte, what string) {
+// wants the same value, or both to fail; then with codec through tab.
+func compare(t *testing.T, tab *share.Table, codec *protodec.Codec, typ reflect.Type, data []byte, what string) {
 	t.Helper()
 	want := reflect.New(typ)
 	wantErr := want.Interface().(generated).Unmarshal(data)
@@ -121,6 +131,24 @@ func compare(t *testing.T, codec *protodec.Codec, typ reflect.Type, data []byte,
 		t.Fatalf("%s: protodec fails: %v", what, gotErr)
 	case !reflect.DeepEqual(want.Interface(), got.Interface()):
 		t.Fatalf("%s: protodec decodes\n%#v\nthe generated Unmarshal\n%#v", what, got.Interface(), want.Interface())
+	}
+	if gotErr == nil {
+		sharedMatches(t, tab, codec, data, got.Interface(), what)
+	}
+}
+
+// sharedMatches decodes data with codec through tab three times and
+// wants what want (decoded without a table) holds.
+func sharedMatches(t *testing.T, tab *share.Table, codec *protodec.Codec, data []byte, want any, what string) {
+	t.Helper()
+	for k := range 3 {
+		got := reflect.New(codec.Type())
+		if err := codec.DecodeShared(tab, data, got.UnsafePointer()); err != nil {
+			t.Fatalf("%s: shared decode %d fails (%v), not without sharing", what, k, err)
+		}
+		if !reflect.DeepEqual(got.Interface(), want) || !equality.Semantic.DeepEqual(got.Interface(), want) {
+			t.Fatalf("%s: shared decode %d gives\n%#v\nwithout sharing\n%#v", what, k, got.Interface(), want)
+		}
 	}
 }
 
@@ -148,13 +176,16 @@ func FuzzProtodecPod(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	tab := share.New(0)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzCompare(t, pod, data)
-		fuzzCompare(t, secret, data)
+		fuzzCompare(t, tab, pod, data)
+		fuzzCompare(t, tab, secret, data)
 	})
 }
 
-func fuzzCompare(t *testing.T, codec *protodec.Codec, data []byte) {
+// fuzzCompare decodes data with codec, without a table and through tab,
+// and with the generated Unmarshal.
+func fuzzCompare(t *testing.T, tab *share.Table, codec *protodec.Codec, data []byte) {
 	got := reflect.New(codec.Type())
 	gotErr := codec.Decode(data, got.UnsafePointer())
 	if gotErr != nil && !errors.Is(gotErr, protodec.ErrMalformed) {
@@ -166,6 +197,7 @@ func fuzzCompare(t *testing.T, codec *protodec.Codec, data []byte) {
 		// negative exponent, which protodec refuses).
 		return
 	}
+	sharedMatches(t, tab, codec, data, got.Interface(), "fuzz input")
 	want := reflect.New(codec.Type())
 	wantErr := want.Interface().(generated).Unmarshal(data)
 	if wantErr == nil && !reflect.DeepEqual(want.Interface(), got.Interface()) {
