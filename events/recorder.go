@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,8 +131,9 @@ type Recorder struct {
 	lru     list.List // of *entry, most recently observed first
 	buckets map[refKey]*bucket
 	stats   Stats
-	logged  int64 // Dropped when last logged
-	lastID  int64 // the last name suffix made
+	logged  int64  // Dropped when last logged
+	lastID  int64  // the last name suffix made
+	nameTag string // this Recorder's, in every name it makes: 8 random hex digits
 }
 
 // refKey is an object reference without its resourceVersion: every
@@ -212,6 +215,7 @@ func NewRecorder(client EventClient, opts Options) (*Recorder, error) {
 		queue:   make(chan *entry, opts.QueueSize),
 		cache:   map[eventKey]*entry{},
 		buckets: map[refKey]*bucket{},
+		nameTag: fmt.Sprintf("%08x", rand.Uint32()),
 	}, nil
 }
 
@@ -357,13 +361,26 @@ func truncate(s string, n int) string {
 }
 
 // objectMetaLocked names a new event: the object's name and the time in
-// nanoseconds, in hex, as client-go does; made unique within the Recorder
-// (two events in the same nanosecond, or a clock that stands still).
+// nanoseconds, in hex, as client-go does, made unique within the Recorder
+// (two events in the same nanosecond, or a clock that stands still), and
+// then the Recorder's tag, so that replicas (each with its Recorder) that
+// report on one object at the same moment do not take each other's name
+// (a 409, and a retry after a backoff).
+//
+// The object's name is cut so that the event's stays within the 253
+// characters of a name (a DNS subdomain): the server refuses a longer one.
 func (r *Recorder) objectMetaLocked(ns, name string, now time.Time) metav1.ObjectMeta {
 	id := max(now.UnixNano(), r.lastID+1)
 	r.lastID = id
-	return metav1.ObjectMeta{Namespace: ns, Name: name + "." + strconv.FormatInt(id, 16)}
+	suffix := "." + strconv.FormatInt(id, 16) + r.nameTag
+	if n := maxNameBytes - len(suffix); len(name) > n {
+		name = strings.TrimRight(name[:n], ".-")
+	}
+	return metav1.ObjectMeta{Namespace: ns, Name: name + suffix}
 }
+
+// maxNameBytes is the longest name the API server accepts for an Event.
+const maxNameBytes = 253
 
 // clone copies a reference the caller may change after Eventf returns.
 func clone(r *ObjectReference) *ObjectReference {

@@ -305,3 +305,53 @@ func TestRelatedIsCopied(t *testing.T) {
 		}
 	})
 }
+
+// TestReplicasDoNotShareNames: two replicas, each with its Recorder, that
+// report the same event about one object at the same moment create two
+// Events at once, under different names. (Both named it object.<time>:
+// one got 409 Conflict and was written only after a backoff.)
+func TestReplicasDoNotShareNames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		a, stopA := running(t, s, events.Options{ReportingInstance: "ctl-a"})
+		b, stopB := running(t, s, events.Options{ReportingInstance: "ctl-b"})
+		a.Eventf(cm("x"), nil, events.Normal, "Mirrored", "Update", "copied")
+		b.Eventf(cm("x"), nil, events.Normal, "Mirrored", "Update", "copied")
+		synctest.Wait() // no time passes
+		evs := s.all()
+		if c, _ := s.counts(); c != 2 || len(evs) != 2 || evs[0].Name == evs[1].Name {
+			t.Errorf("%d creates, events %d, right away; want 2 events under 2 names", c, len(evs))
+		}
+		for _, ev := range evs {
+			if !strings.HasPrefix(ev.Name, "x.") {
+				t.Errorf("event name %q, want x.<time and tag>", ev.Name)
+			}
+		}
+		stopA()
+		stopB()
+	})
+}
+
+// TestLongObjectNames: an event about an object whose name is as long as
+// a name may be (253) is named within 253 characters, its object part cut
+// to end on a letter or digit, since the server refuses a longer name
+// (422, not retried: the event was lost).
+func TestLongObjectNames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{})
+		long := strings.Repeat("a", 213) + strings.Repeat(".b-c", 10) // 253
+		rec.Eventf(cm(long), nil, events.Normal, "Mirrored", "Update", "copied")
+		synctest.Wait()
+		evs := s.all()
+		if len(evs) != 1 {
+			t.Fatalf("%d events, want 1", len(evs))
+		}
+		name := evs[0].Name
+		obj := name[:strings.LastIndexByte(name, '.')]
+		if len(name) > 253 || !strings.HasPrefix(long, obj) || strings.HasSuffix(obj, "-") || strings.HasSuffix(obj, ".") {
+			t.Errorf("event name %q (%d bytes), want at most 253, the object's name cut to end on a letter or digit", name, len(name))
+		}
+		stop()
+	})
+}

@@ -211,7 +211,8 @@ func (e *Elector) create(ctx context.Context, now time.Time) (outcome, error) {
 
 // release gives the lease up, if this candidate still holds it, so that
 // another takes it at once. The lease keeps its transitions; its holder is
-// emptied and its duration set to a second.
+// emptied and its duration set to a second. It waits ReleaseTimeout at
+// most (or RenewDeadline, if shorter).
 func (e *Elector) release(ctx context.Context) {
 	// The write is conditional on the resourceVersion this candidate last
 	// wrote: if another wrote since, it fails, and nothing is released.
@@ -225,7 +226,7 @@ func (e *Elector) release(ctx context.Context) {
 	next.Spec.LeaseDurationSeconds = ptr(int32(1))
 	next.Spec.AcquireTime = ptr(metav1.NewMicroTime(now))
 	next.Spec.RenewTime = ptr(metav1.NewMicroTime(now))
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RenewDeadline)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(ReleaseTimeout, e.opts.RenewDeadline))
 	defer cancel()
 	updated, err := e.client.Update(rctx, next)
 	if err != nil {

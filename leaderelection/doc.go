@@ -23,7 +23,8 @@
 //     Conflict and goes on waiting.
 //   - On shutdown (Run's context ends) the leader cancels its function,
 //     waits for it to return, then releases the lease, so that a successor
-//     takes over at once instead of after LeaseDuration.
+//     takes over at once instead of after LeaseDuration; a server that
+//     does not answer delays Run's return by ReleaseTimeout (2 s) at most.
 //   - The transitions are logged (log/slog) and reported to the
 //     OnNewLeader and OnStoppedLeading callbacks; Leader and IsLeader say
 //     the current state.

@@ -20,6 +20,12 @@ const (
 	DefaultRetryPeriod   = 2 * time.Second
 )
 
+// ReleaseTimeout bounds the request that releases the lease when Run
+// stops (or RenewDeadline, if shorter): a server that does not answer
+// delays the end of Run by this much at most, and the lease then expires
+// after LeaseDuration instead.
+const ReleaseTimeout = 2 * time.Second
+
 // Errors of New, Run and OnStoppedLeading.
 var (
 	// ErrInvalidOptions wraps what New finds wrong with the Options.
@@ -180,7 +186,8 @@ func (e *Elector) IsLeader() bool {
 // promptly. After fn has returned, Run campaigns again if the lease was
 // lost; if ctx ended, or fn returned on its own while leading, Run
 // releases the lease (so that another candidate takes over at once,
-// without waiting LeaseDuration) and returns: ctx's error, or nil.
+// without waiting LeaseDuration; waiting ReleaseTimeout at most for the
+// server) and returns: ctx's error, or nil.
 //
 // Run calls fn on a goroutine of its own and returns only after fn has
 // returned. A panic in fn is recovered, logged, and ends the term as if

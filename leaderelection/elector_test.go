@@ -401,3 +401,25 @@ func TestOptionsValidation(t *testing.T) {
 		t.Errorf("defaults: %v, identity %q", err, el.Identity())
 	}
 }
+
+// TestShutdownReleaseIsBounded: on shutdown, a server that does not
+// answer the release delays Run's return by ReleaseTimeout (2 s), not
+// RenewDeadline (10 s); the lease is then left to expire.
+func TestShutdownReleaseIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &leaseServer{}
+		var f fence
+		a := newCandidate(t, s, "a", leaderelection.Options{})
+		a.start(&f)
+		waitFor(t, time.Second, "first leader", func() bool { return f.leader() == "a" })
+		a.client.set(hang)
+		stopped := time.Now()
+		a.stop(t)
+		if d := time.Since(stopped); d != leaderelection.ReleaseTimeout {
+			t.Errorf("a's Run returned %s after the stop, the server hanging, want ReleaseTimeout (%s)", d, leaderelection.ReleaseTimeout)
+		}
+		if h := s.get().Holder(); h != "a" {
+			t.Errorf("the lease is held by %q, want a's, left to expire", h)
+		}
+	})
+}
