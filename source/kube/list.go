@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
@@ -17,8 +18,10 @@ import (
 // opts.ResourceVersion and opts.ResourceVersionMatch are sent as given
 // ("" leaves them out), except with a Continue token, which carries the
 // list's version itself and with which the server forbids them. A zero
-// opts.Limit means Options.PageSize; a negative one (informer.NoLimit)
-// asks for the whole collection in one response.
+// opts.Limit means Options.PageSize, by default pages that grow from
+// DefaultPageSize to MaxGrownPageSize (the size of the next page travels
+// in the returned Continue token); a negative one (informer.NoLimit) asks
+// for the whole collection in one response.
 //
 // The body is decoded as it arrives, JSON or protobuf as its
 // Content-Type says: each item straight into a new T, never the whole
@@ -32,15 +35,12 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		defer cancel()
 	}
 	q := s.query()
-	limit := opts.Limit
-	if limit == 0 {
-		limit = max(s.opts.PageSize, 0)
-	}
+	limit, grow, cont := s.pageLimit(opts)
 	if limit > 0 {
 		q.Set("limit", strconv.FormatInt(limit, 10))
 	}
-	if opts.Continue != "" {
-		q.Set("continue", opts.Continue)
+	if cont != "" {
+		q.Set("continue", cont)
 	} else {
 		if opts.ResourceVersion != "" {
 			q.Set("resourceVersion", opts.ResourceVersion)
@@ -49,6 +49,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 			q.Set("resourceVersionMatch", opts.ResourceVersionMatch)
 		}
 	}
+	start := time.Now()
 	body, f, err := s.get(ctx, "list", q, s.content.listAccept)
 	if err != nil {
 		return informer.Page[T]{}, s.explainNotFound(ctx, s.ctxError(ctx, "list", err))
@@ -66,7 +67,25 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
 	}
+	if grow {
+		page.Continue = nextPage(limit, time.Since(start), page.Continue)
+	}
 	return page, nil
+}
+
+// pageLimit returns the limit of the page opts asks for (0: none), whether
+// it is one of growing pages, and the server's continue token.
+func (s *Source[T]) pageLimit(opts informer.ListOptions) (limit int64, grow bool, cont string) {
+	grown, cont := pageRequest(opts.Continue)
+	switch {
+	case opts.Limit != 0:
+		return max(opts.Limit, 0), false, cont
+	case s.opts.PageSize != 0:
+		return max(s.opts.PageSize, 0), false, cont
+	case grown > 0:
+		return grown, true, cont
+	}
+	return DefaultPageSize, true, cont
 }
 
 // ctxError replaces err by the context's cause when the context has

@@ -290,7 +290,8 @@ func TestProtobufRecordedResponses(t *testing.T) {
 		{"list-configmaps.pb", "214  [ probe/cm1@213 map[a:b]  probe/cm2@214 map[a:b]]"},
 	}
 	for _, tt := range tests {
-		src := newSourceOf[*protoWidget](t, serveBytes(200, ctProtobuf, read(tt.file)), Options{})
+		// Fixed pages: the continue token is the server's as it is.
+		src := newSourceOf[*protoWidget](t, serveBytes(200, ctProtobuf, read(tt.file)), Options{PageSize: DefaultPageSize})
 		page, err := src.List(t.Context(), informer.ListOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
