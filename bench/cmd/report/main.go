@@ -55,53 +55,8 @@ func main() {
 	}
 	var b strings.Builder
 	writeReport(&b, env, loads, summary, fp, string(stat))
-	if deps, err := os.ReadFile(filepath.Join(*results, "deps.md")); err == nil {
-		b.WriteString(depsSection(string(deps)))
-	}
-	if scale, err := os.ReadFile(filepath.Join(*results, "scale.md")); err == nil {
-		b.WriteString(scaleSection(string(scale)))
-	}
+	b.WriteString(extraSections(*results, cg, ours))
 	check(os.WriteFile(*out, []byte(b.String()), 0o644))
-}
-
-// scaleSection is the table of bench/scale/measure.sh (copied into the
-// results by run.sh), with its measurement line.
-func scaleSection(results string) string {
-	var b strings.Builder
-	b.WriteString(scaleIntro)
-	for _, line := range strings.Split(results, "\n") {
-		if strings.HasPrefix(line, "Measured ") || strings.HasPrefix(line, "|") {
-			b.WriteString(line + "\n")
-			if strings.HasPrefix(line, "Measured ") {
-				b.WriteString("\n")
-			}
-		}
-	}
-	return b.String()
-}
-
-// scaleIntro opens the scale section of BENCHMARKS.md.
-const scaleIntro = "\n## Scale: memory held, sync, peak RSS, relist peak\n\n" +
-	"`bench/scale/measure.sh` (run by `bench/run.sh`: 50,000 pods in a full run, 1,000 with `-quick`, `BENCH_SCALE_PODS=500000` for half a million), one process per row (`bench/cmd/footprint`). " +
-	"First the one-template footprint (pods of `workload.PodJSON` differing only in name, uid and resourceVersion), then the scale workload (`workload.ScalePods`): N pods from N/100 Deployments of 1 to 500 replicas (most small, mean 100) in 300 namespaces, each template with its own names, labels, images, env, owner and template hash, each pod with its own name, uid, resourceVersion, creation and start times, condition transition times, pod IP, host IP and node; served by the loopback `PodServer` as a JSON list (pages of 500), a streaming list (json-watchlist) or protobuf. " +
-	"*B held/pod*: live heap after two GCs holding the synced cache, minus before, per pod (the server holds no pods; its templates are allocated before the first measurement); *÷ map*: over a plain `map[string]*corev1.Pod` decoded with encoding/json from the same JSON; *÷ client-go*: over client-go's informer in the same workload and mode; *sync*: from start to synced (for the map: decoding); *peak RSS*: the process's VmHWM, server included; *relist peak ÷ steady*: the largest `/gc/heap/live:bytes` (runtime/metrics; GC cycles run back to back, so that every moment of the relist is seen) while the client relists after its watch is answered 410 Gone, over the live heap before. " +
-	"*informer* is this library with `kube.Options.Sharing` at its default (on: structural sharing of identical subtrees at decode time, JSON only so far), *sharing off* with `SharingOff`.\n\n"
-
-// depsSection is the dependency-weight table of bench/deps/RESULTS.md (as
-// copied into the results by run.sh), with its measurement line.
-func depsSection(results string) string {
-	var b strings.Builder
-	b.WriteString("\n## Dependency weight\n\n")
-	b.WriteString("A minimal program (watch pods from kubeconfig, print adds, list via the lister) written with this library, with client-go, and as a floor with only k8s.io/api + apimachinery + net/http; and a whole controller, [`examples/mirror`](examples/mirror/) (informers of two namespaces, a work queue, typed writes, leader election on a Lease, events), beside the same controller written with client-go (`mirror-clientgo`) and with controller-runtime (`mirror-ctrlruntime`). Each is its own module under [`bench/deps/`](bench/deps/) (but `mirror`, in the examples module), measured by `bench/deps/measure.sh` (details, commands and the start check against a real kube-apiserver in `bench/deps/RESULTS.md`).\n\n")
-	for _, line := range strings.Split(results, "\n") {
-		if strings.HasPrefix(line, "Measured ") || strings.HasPrefix(line, "|") {
-			b.WriteString(line + "\n")
-			if strings.HasPrefix(line, "Measured ") {
-				b.WriteString("\n")
-			}
-		}
-	}
-	return b.String()
 }
 
 func check(err error) {
@@ -478,7 +433,7 @@ func writeReport(b *strings.Builder, e env, loads []float64, summary, footprint,
 	p("| `Workqueue/AddAfter/pending=100000` | one `AddAfter` (half new keys, half an earlier due time for a waiting key) with 100,000 keys already waiting an hour or more | ns/op, allocs/op, B/op |\n")
 	p("| `Workqueue/InformerToWorker/SteadyState` | the SteadyState workload (10,000 objects, 100,000 MODIFIED events) through an informer whose handler enqueues each object's key (ours: `workqueue.Enqueue`) to 2 workers that read the object from the cache and call `Done`; timed from the first event until every event was enqueued and the queue drained (duplicates coalesce, as in a controller) | per event: ns/event, allocs/event, B/event, events/s |\n")
 	p("| `HTTPSource/sse`, `HTTPSource/ndjson` | ours only (client-go has no such source): `source/httpsrc` over `internal/inventory` on loopback, 1,000 items synced; one op is 10,000 updates written to the service and streamed until `WaitForResourceVersion` sees the last applied; the service's encoding is in the time | events/s, ns/event, allocs/op, B/op |\n")
-	p("| `HTTPPods/json`, `HTTPPods/json-watchlist`, `HTTPPods/protobuf` | over HTTP, each side with its own Kubernetes client: a loopback `httptest` server (`workload.PodServer`) serves realistic pods (`workload.PodJSON`, 5.2 KiB of JSON, 2.6 KiB in protobuf: two containers with probes, env, resources and mounts; configMap, emptyDir and projected volumes; status with four conditions and two container statuses; managed fields) as a list in pages of 500 (`limit`/`continue`, resourceVersion) and a watch. ")
+	p("| `HTTPPods/json`, `HTTPPods/json-watchlist`, `HTTPPods/protobuf` | over HTTP, each side with its own Kubernetes client: a loopback `httptest` server (`workload.PodServer`) serves realistic pods (`workload.PodJSON`, 5.2 KiB of JSON, 2.6 KiB in protobuf: two containers with probes, env, resources and mounts; configMap, emptyDir and projected volumes; status with four conditions and two container statuses; managed fields) as a list in the pages each client asks for (`limit`/`continue`, resourceVersion; client-go: 500, ours: growing from 500 to 10,000, `kube.Options.PageSize` at its default) and a watch. ")
 	p("Per op, a fresh server and informer with one update handler: timed, the sync of 20,000 pods (from `Run`/`Start` until the cache holds the list), then 50,000 MODIFIED events (increasing resourceVersions, round-robin over the pods) on the open watch until the handler has seen them all. ")
 	p("Modes: `json`, JSON list then JSON watch, the server refusing streaming lists; `json-watchlist`, the server serving streaming lists (a watch with `sendInitialEvents=true`: an ADDED event per pod, then the bookmark marking the end of the initial events), which both sides use; `protobuf`, as `json` in `application/vnd.kubernetes.protobuf` (the list in its `runtime.Unknown` envelope, the watch in length-prefixed frames). ")
 	p("client-go: `kubernetes.NewForConfig` + `informers.NewSharedInformerFactory(...).Core().V1().Pods()`; ours: `informer.New` over `kube.New[*corev1.Pod]` | ")
