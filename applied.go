@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -61,11 +62,13 @@ func (inf *Informer[T]) AppliedResourceVersion() string {
 // applied version after it. Without VersionComparer, wait only for
 // versions the informer will see: one the Source returned for a write
 // it watches, or a list's or a bookmark's; a version it skips (a write
-// coalesced by a poll, say) is never reached. Waiting is
+// coalesced by a poll, say) is never reached, and only ctx ends the
+// wait. Waiting is
 // event-driven; bookmarks move the applied version on even when the write
 // is not one the informer watches. It returns ctx's error, joined with
-// the Source's last error, if ctx ends first, and ErrStopped if the
-// informer stops.
+// the Source's last error, if ctx ends first (its message names the
+// applied version, and says when the Source's versions are not ordered),
+// and ErrStopped if the informer stops.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	for {
 		cur, changed := inf.applied.get()
@@ -77,7 +80,17 @@ func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) e
 		case <-inf.stopped:
 			return ErrStopped
 		case <-ctx.Done():
-			return waitError(ctx, inf.LastError)
+			return versionWaitError(waitError(ctx, inf.LastError), rv, cur, inf.applied.order != nil)
 		}
 	}
+}
+
+// versionWaitError says why a wait for rv ended unreached, at applied
+// version cur.
+func versionWaitError(err error, rv, cur string, ordered bool) error {
+	if ordered {
+		return fmt.Errorf("%w (waiting for resourceVersion %q, applied %q)", err, rv, cur)
+	}
+	return fmt.Errorf("%w (waiting for resourceVersion %q, applied %q: the Source does not order its versions, "+
+		"so %q is reached only when applied, and never if the informer does not see it)", err, rv, cur, rv)
 }

@@ -101,7 +101,9 @@ func (e *IndexError) Error() string {
 func (e *IndexError) Unwrap() error { return e.Err }
 
 // HandlerPanicError reports a panic recovered from a handler. The handler
-// keeps receiving later notifications.
+// keeps receiving later notifications. (A handler that calls
+// runtime.Goexit, as a failing test's helpers do, ends its goroutine: it
+// is reported with a Value that says so, and is called no more.)
 type HandlerPanicError struct {
 	Handler string // the registration's name, if it has one
 	Value   any    // what the handler panicked with

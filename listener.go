@@ -325,11 +325,16 @@ func (l *listener[T]) run(ctx context.Context) {
 // listenerBatch is how many notifications a listener takes per lock.
 const listenerBatch = 32
 
-// call makes one handler call, containing a panic.
+// call makes one handler call, containing a panic. A handler that ends
+// its goroutine (runtime.Goexit, as in a failing test) cannot be
+// contained: it is reported, and the listener stops.
 func (l *listener[T]) call(n notification[T]) {
+	returned := false
 	defer func() {
 		if v := recover(); v != nil {
 			l.report(&HandlerPanicError{Handler: l.name, Value: v, Stack: debug.Stack()})
+		} else if !returned {
+			l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
 		}
 	}()
 	switch n.kind {
@@ -340,7 +345,12 @@ func (l *listener[T]) call(n notification[T]) {
 	case notifyDelete:
 		l.h.OnDelete(Deleted[T]{Object: n.new, FinalStateUnknown: n.flag})
 	}
+	returned = true
 }
+
+// goexit is the Value of a HandlerPanicError for a handler that called
+// runtime.Goexit.
+const goexit = "runtime.Goexit: the handler ended its goroutine and is called no more"
 
 // remove stops deliveries: nothing queued is delivered, and Done closes once
 // a call in progress has returned.
