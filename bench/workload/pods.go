@@ -156,6 +156,10 @@ type PodServer struct {
 	start     chan struct{}
 	startOnce sync.Once
 	watches   atomic.Int32
+	// sizes are the sizes of the pods' protobuf messages in lists
+	// (protobufSizes).
+	sizesOnce sync.Once
+	sizes     []int32
 	// Lists counts list requests (pages), Refused refused streaming lists,
 	// Streamed served streaming lists, ProtobufRequests the requests
 	// answered in protobuf.
@@ -170,6 +174,9 @@ func NewPodServer(n, events int) *PodServer {
 // NewPodServerMode starts a PodServer in the given mode; Close it.
 func NewPodServerMode(n, events int, mode PodMode) *PodServer {
 	s := &PodServer{n: n, events: events, mode: mode, start: make(chan struct{})}
+	if mode.Protobuf {
+		s.protobufSizes()
+	}
 	s.Server = httptest.NewServer(s)
 	return s
 }
@@ -178,6 +185,9 @@ func NewPodServerMode(n, events int, mode PodMode) *PodServer {
 // it.
 func NewPodServerSet(set PodSet, n, events int, mode PodMode) *PodServer {
 	s := &PodServer{n: n, events: events, mode: mode, set: set, start: make(chan struct{})}
+	if mode.Protobuf {
+		s.protobufSizes()
+	}
 	s.Server = httptest.NewServer(s)
 	return s
 }
@@ -252,7 +262,7 @@ func (s *PodServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if pb {
 		w.Header().Set("Content-Type", ctProtobuf)
-		writeProtobufPodList(w, s.set, from, to, cont)
+		s.writeProtobufPodList(w, from, to, cont)
 		return
 	}
 	w.Header().Set("Content-Type", ctJSON)
