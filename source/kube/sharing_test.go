@@ -2,13 +2,19 @@ package kube
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
+	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
 	"github.com/informer-go/informer/internal/testpod"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -150,5 +156,69 @@ func TestSharingProtobuf(t *testing.T) {
 	}
 	if !same(page.Items) {
 		t.Error("decoded from JSON with sharing, the objects' labels, annotations and owner references are not shared")
+	}
+}
+
+// TestSharingMutationDetected: objects decoded from protobuf with
+// sharing (the default) share their labels; a handler that writes into
+// one object's labels changes the others that share them, and the
+// informer's mutation detector reports each changed object, by key.
+func TestSharingMutationDetected(t *testing.T) {
+	var items []metav1.PartialObjectMetadata
+	for i := range 5 {
+		m := pom("shop", fmt.Sprintf("web-%d", i), "1")
+		m.Labels = map[string]string{"app": "web", "pod-template-hash": "7f9c5d"}
+		items = append(items, m)
+	}
+	body := pomListBody(t, "10", "", items...)
+	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "" {
+			<-r.Context().Done() // a watch with no news
+			return
+		}
+		serveBytes(200, ctProtobuf, body)(w, r)
+	}), Options{Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+	var mu sync.Mutex
+	var errs []error
+	opts := informer.Options[*metav1.PartialObjectMetadata]{
+		DetectMutations: true,
+		OnError: func(err error) {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		},
+		Logger: slog.New(slog.DiscardHandler),
+	}
+	opts.Reflector.WatchList = informer.WatchListOff // a List, in protobuf
+	inf := informer.New(src, opts)
+	added := make(chan struct{})
+	n := 0
+	inf.AddHandler(informer.HandlerFuncs[*metav1.PartialObjectMetadata]{AddFunc: func(m *metav1.PartialObjectMetadata, _ bool) {
+		if m.Name == "web-3" {
+			m.Labels["app"] = "changed" // forbidden: the object is read-only
+		}
+		if n++; n == len(items) {
+			close(added)
+		}
+	}}, informer.HandlerOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	<-added
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	changed := map[string]bool{}
+	for _, err := range errs {
+		var me *informer.MutationError
+		if errors.As(err, &me) {
+			changed[me.Key] = true
+		}
+	}
+	// web-0 was the first sighting of the labels; web-1 entered the
+	// table; web-2 to web-4 share web-1's.
+	if !changed["shop/web-3"] || !changed["shop/web-1"] || len(changed) != 4 || changed["shop/web-0"] {
+		t.Errorf("mutations reported for %v; want shop/web-1 to shop/web-4, which share the labels written into", changed)
 	}
 }
