@@ -24,6 +24,7 @@ var externalNames = []string{
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
 	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy", "BenchmarkScale", "VmHWM",
+	"WatchListClient", "ConsistentListFromCache", "ListFromCacheSnapshot", "BenchmarkRealServer",
 }
 
 var (
