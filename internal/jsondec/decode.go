@@ -22,6 +22,7 @@ type decoder struct {
 	fatalPath errPath      // the field path of an error being returned
 	kube      bool         // UnmarshalKube: case-sensitive keys, integers as int64
 	share     *share.Table // values shared with other decodes, or nil
+	inMiss    bool         // decoding a value the table lacks (see shareDec)
 
 	scratch []byte          // unescaped strings
 	fold    []byte          // case-folded keys
@@ -107,6 +108,7 @@ func unmarshalWith(data []byte, rv reflect.Value, kube, prefix bool, tab *share.
 	d.depth = 0
 	d.kube = kube
 	d.share = tab
+	d.inMiss = false
 	d.saved = nil
 	d.savedPath.reset()
 	d.fatalPath.reset()

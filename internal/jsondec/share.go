@@ -3,6 +3,7 @@ package jsondec
 import (
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/informer-go/informer/internal/share"
@@ -104,7 +105,7 @@ func (s *Shared) unmarshal(data []byte, v any, kube, prefix bool) (int, error) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return 0, invalidUnmarshal(v)
 	}
-	if s == nil || !rv.Elem().IsZero() {
+	if s == nil || !zeroMemory(rv.Elem()) {
 		// Decoding into a value that holds data may write into what it
 		// points to, which must not be shared: no sharing.
 		return unmarshalWith(data, rv, kube, prefix, nil)
@@ -119,6 +120,34 @@ func (s *Shared) unmarshal(data []byte, v any, kube, prefix bool) (int, error) {
 		return unmarshalWith(data, rv, kube, prefix, nil)
 	}
 	return n, err
+}
+
+// zeroMemory reports whether v's memory is all zero bytes: then v is the
+// zero value. (reflect.Value.IsZero walks a struct field by field, which
+// costs thousands of instructions for a Pod; a zero value whose memory is
+// not all zero, such as a string with a pointer but no length, is only
+// decoded without sharing.)
+func zeroMemory(v reflect.Value) bool {
+	n := v.Type().Size()
+	if n == 0 {
+		return true
+	}
+	if !v.CanAddr() {
+		return v.IsZero()
+	}
+	b := unsafe.Slice((*byte)(v.Addr().UnsafePointer()), n)
+	for len(b) >= 8 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		if *(*uint64)(unsafe.Pointer(&b[0])) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // errShareConflict stops a shared decode at a struct field that comes
@@ -155,7 +184,12 @@ func shareable(t reflect.Type) (shareKind, bool) {
 }
 
 // shareDec wraps the decoder f of a shareable type t: without a table it
-// is f; with one, a fresh value is decoded by f, then looked up.
+// is f; with one, the value's bytes are looked up before it is decoded
+// (a value the table holds is taken as it is, and its bytes skipped: a
+// repeated container or volume costs a scan and a hash, not a decode and
+// its allocations), or, inside a value that such a lookup did not find
+// and while this codec's lookups keep missing (see preGate), a fresh
+// value is decoded by f, then looked up.
 func shareDec(t reflect.Type, f decFunc) decFunc {
 	kind, ok := shareable(t)
 	if !ok {
@@ -163,6 +197,7 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 	}
 	id := share.NewIDs(2) // the decoder's id, and id+1 in kube mode
 	least := minShare(t)
+	var gate preGate
 	return func(d *decoder, p ptr) error {
 		if d.share == nil {
 			return f(d, p)
@@ -171,36 +206,114 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 		if *(*unsafe.Pointer)(p) != nil { // a pointer, a map, a slice's data
 			return f(d, p)
 		}
-		if err := f(d, p); err != nil || d.saved != nil || d.off-start < least {
-			return err
-		}
 		k := id
 		if d.kube {
 			k++
 		}
-		dedupe(d.share, k, d.data[start:d.off], p, kind)
+		if d.saved == nil && !d.inMiss && gate.open() {
+			if end, err := skipValue(d.data, start, d.depth); err == nil && end-start >= least {
+				return d.sharePre(f, p, k, kind, d.data[start:end], &gate)
+			}
+		}
+		if err := f(d, p); err != nil || d.saved != nil || d.off-start < least {
+			return err
+		}
+		if dedupe(d.share, k, d.data[start:d.off], p, kind) {
+			gate.hit()
+		}
 		return nil
 	}
 }
 
+// sharePre looks raw, the bytes of the value at d.off, up before decoding
+// it: the table's value is taken and raw skipped, or the value is decoded
+// by f and entered if the table admits it.
+func (d *decoder) sharePre(f decFunc, p ptr, id uint32, kind shareKind, raw []byte, gate *preGate) error {
+	t := d.share
+	k := t.Key(id, raw)
+	v, n, enter := t.Find(k, raw)
+	if v != nil {
+		gate.hit()
+		*(*unsafe.Pointer)(p) = v
+		if kind == shareSlice {
+			// The capacity is the length, for every holder (see dedupe).
+			*(*sliceHeader)(p) = sliceHeader{v, n, n}
+		}
+		d.off += len(raw)
+		return nil
+	}
+	gate.miss()
+	// The parts of a value the table lacks are looked up after they are
+	// decoded (by hashing what the decode went over), not scanned first:
+	// a value not seen before mostly has parts not seen before either.
+	d.inMiss = true
+	err := f(d, p)
+	d.inMiss = false
+	if err != nil || d.saved != nil || !enter {
+		return err
+	}
+	data := *(*unsafe.Pointer)(p)
+	if kind == shareSlice {
+		n = (*sliceHeader)(p).len
+		if n == 0 {
+			return nil
+		}
+		(*sliceHeader)(p).cap = n
+	}
+	if data != nil {
+		t.Enter(k, raw, data, n)
+	}
+	return nil
+}
+
+// preGate decides, per codec, whether values are looked up before they are
+// decoded. Looking up first saves the decode of a value the table holds,
+// but costs a scan of its bytes (to find where it ends) that decoding
+// them would not; on data with little to share, lookups after the decode
+// (which hash the bytes the decode went over) cost less. The gate closes
+// after preMisses lookups in a row found nothing, and opens again as soon
+// as a lookup, before or after a decode, finds a value. Its counter is
+// shared by every decode through the codec (atomic: decodes through
+// different tables run at once); it only chooses between two paths that
+// give the same values.
+type preGate struct{ misses atomic.Int32 }
+
+// preMisses is how many lookups in a row must miss to close a preGate.
+const preMisses = 16
+
+func (g *preGate) open() bool { return g.misses.Load() < preMisses }
+
+func (g *preGate) hit() {
+	if g.misses.Load() != 0 {
+		g.misses.Store(0)
+	}
+}
+
+func (g *preGate) miss() {
+	if m := g.misses.Load(); m < preMisses {
+		g.misses.Store(m + 1)
+	}
+}
+
 // dedupe sets the value at p, decoded from raw, to the table's value
-// for raw, or enters it in the table. The table's lock is held.
-func dedupe(t *share.Table, id uint32, raw []byte, p ptr, kind shareKind) {
+// for raw, or enters it in the table; it reports whether the table had
+// one. The table's lock is held.
+func dedupe(t *share.Table, id uint32, raw []byte, p ptr, kind shareKind) bool {
 	data := *(*unsafe.Pointer)(p)
 	n := 0
 	if kind == shareSlice {
 		n = (*sliceHeader)(p).len
 		if n == 0 {
-			return
+			return false
 		}
 	}
 	if data == nil {
-		return
+		return false
 	}
 	k := t.Key(id, raw)
 	v, _, enter := t.Find(k, raw)
 	if v == nil && !enter {
-		return
+		return false
 	}
 	if kind == shareSlice {
 		// The capacity is the length, for every holder: an append
@@ -209,7 +322,8 @@ func dedupe(t *share.Table, id uint32, raw []byte, p ptr, kind shareKind) {
 	}
 	if v != nil {
 		*(*unsafe.Pointer)(p) = v
-		return
+		return true
 	}
 	t.Enter(k, raw, data, n)
+	return false
 }
