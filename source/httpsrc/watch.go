@@ -219,6 +219,11 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 		}
 		obj, exact, _ := w.s.evObject.findTail(line)
 		if obj == nil && !strings.EqualFold(string(name), w.s.opts.ExpiredEvent) {
+			if !known {
+				// A type the options do not map (a greeting, a stats
+				// message) carries no change, object or not.
+				return w.event(name, t, known, nil, rv, where)
+			}
 			return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
 		}
 		ev, err := w.event(name, t, known, obj, rv, where)
