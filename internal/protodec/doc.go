@@ -129,4 +129,14 @@
 // Pod's own memory). End to end (bench/, BenchmarkHTTPPods, protobuf, ten
 // interleaved runs): 96.8 allocations per pod against 256.8 before and
 // client-go's 264.6, 12.13 KiB held per pod against 13.23 KiB.
+//
+// Through a share.Table (bench/workload's BenchmarkPodProtobufSharing,
+// process CPU time, load 6 to 8 on 2 cores): the same pod again and
+// again takes 7 allocations and 1.9 KiB instead of 54 and 12 KiB, and
+// about an eighth of the CPU time; pods whose values all differ (31
+// lookups, 1 hit per pod) cost the table's hash and lookups, 6.5% of a
+// CPU profile, within the noise of the measured times. End to end
+// (BenchmarkHTTPPods/protobuf, 20,000 pods of one template, six
+// interleaved runs, load 10 to 13): 1.9 KiB held per pod against
+// client-go's 13.3 KiB, 33 allocations per event against 275.
 package protodec
