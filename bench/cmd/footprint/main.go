@@ -22,6 +22,8 @@
 // with -relist (json and protobuf), relist-peak/steady: the largest live
 // heap (runtime/metrics /gc/heap/live:bytes, GC cycles run back to back)
 // while the client relists after a 410 Gone, over the live heap before.
+// -pagesize sets our kube.Options.PageSize (default 0: growing pages), to
+// compare the relist peak with fixed pages.
 package main
 
 import (
@@ -53,6 +55,7 @@ func main() {
 	scale := flag.Bool("scale", false, "serve workload.ScalePods (n/100 templates) instead of one template")
 	modeName := flag.String("mode", "json", "with -scale: json, json-watchlist or protobuf")
 	relist := flag.Bool("relist", false, "with -scale: measure the live heap during a relist")
+	pageSize := flag.Int64("pagesize", 0, "informer: kube.Options.PageSize (0: the default, growing pages)")
 	flag.Parse()
 
 	mode := workload.PodMode{Name: "json"}
@@ -101,6 +104,7 @@ func main() {
 	case "informer":
 		ko := pb
 		ko.Sharing = sharingOption(*sharing)
+		ko.PageSize = *pageSize
 		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
 		check(err)
 		o := informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
