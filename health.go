@@ -34,9 +34,10 @@ type Health struct {
 	ConsecutiveFailures int
 	// LastError is the last error from the Source (a *SourceError) since
 	// it last answered well, as Informer.LastError; nil if none. While
-	// SkippedEvents is not 0, it is the error of the first of them
-	// (wrapping ErrSkippedEvents and the Source's error, which names
-	// where the event was, never what it held).
+	// SkippedEvents is not 0 and no other error is to be told (such as
+	// the failure of the relist that would repair them), it is the error
+	// of the first of them (wrapping ErrSkippedEvents and the Source's
+	// error, which names where the event was, never what it held).
 	LastError error
 	// SkippedEvents counts the unreadable events that watches skipped
 	// since the last list: each may have been a change the cache lacks.
@@ -163,8 +164,12 @@ func (r *Reflector[T]) Health() Health {
 		h.LastError = r.lastErr.get()
 	}
 	if first, n := r.skips.get(); first != nil && n > 0 {
-		// The cache may lack changes until the relist under way.
-		h.LastError, h.SkippedEvents = first, n
+		// The cache may lack changes until the relist under way; a
+		// failure of that relist says more, and stays LastError.
+		h.SkippedEvents = n
+		if h.LastError == nil {
+			h.LastError = first
+		}
 	}
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -255,6 +256,37 @@ func TestDuplicateKeyIsNoSkippedChange(t *testing.T) {
 		}
 		if !reported {
 			t.Errorf("the duplicate key was not reported: %v", errs.all())
+		}
+	})
+}
+
+// While the relist that would repair a skipped change fails, Health stays
+// unhealthy with the skip counted, and LastError is the list's failure,
+// which says why the cache is not repaired yet.
+func TestSkippedChangeWhileTheRelistFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 3)
+		src := &garbleSource{Source: mem, garble: deletesOfWatch(1)}
+		inf := informer.New[*item](src, quiet[*item](t, nil))
+		runInformer(t, inf)
+		synctest.Wait()
+		mem.FailLists(1000, errors.New("503 the server is restarting"))
+		mustDo(t, mem.Delete("ns/k1"))
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		h := inf.Health()
+		if h.Healthy() || h.SkippedEvents != 1 || h.LastError == nil || !strings.Contains(h.LastError.Error(), "503") {
+			t.Errorf("relists failing after a skipped change: Health %s; want unhealthy, 1 skipped, LastError the list's 503", h)
+		}
+		mem.FailLists(0, nil)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if h := inf.Health(); !h.Healthy() || h.SkippedEvents != 0 {
+			t.Errorf("after the lists work again: Health %s, want healthy", h)
+		}
+		if _, has := inf.Indexer().Get("ns/k1"); has {
+			t.Error("the cache still has deleted ns/k1")
 		}
 	})
 }
