@@ -182,9 +182,11 @@ else
   if [ "$scale_pods" = 50000 ]; then
     SCALE_PODS=50000 OUT="$PWD/$results/scale.md" scale/measure.sh >/dev/null
     cp "$results/scale.md" scale/RESULTS.md
+    cp "$results/scale.md.raw" scale/RESULTS.md.raw
   else
     SCALE_PODS=$scale_pods OUT="$PWD/$results/scale-$scale_pods.md" scale/measure.sh >/dev/null
     cp "$results/scale-$scale_pods.md" "scale/RESULTS-$scale_pods.md"
+    cp "$results/scale-$scale_pods.md.raw" "scale/RESULTS-$scale_pods.md.raw"
     cp scale/RESULTS.md "$results/scale.md"
   fi
   for f in scale/RESULTS-*.md; do
@@ -198,6 +200,7 @@ if $quick; then
 else
   OUT="$PWD/$results/realserver.md" realserver/measure.sh >/dev/null
   cp "$results/realserver.md" realserver/RESULTS.md
+  cp "$results/realserver.md.raw" realserver/RESULTS.md.raw
 fi
 
 if [ -f deps/RESULTS.md ]; then
