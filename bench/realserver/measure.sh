@@ -5,8 +5,9 @@
 # (bench/cmd/realserver), ROUNDS rounds interleaved (the order alternates),
 # in the four modes: streaming list (both clients' default) and list
 # (streaming lists off), JSON and protobuf. In list mode ours also runs with
-# pages of 500 (the old default) and with ListResourceVersion "0" (what
-# client-go asks for), to show what the defaults trade. Writes a Markdown
+# pages of 500 (the old default), with ListResourceVersion "0" (what
+# client-go asks for) and with PageSize -1 (the consistent list in one
+# response), to show what the defaults trade. Writes a Markdown
 # report to $OUT (default RESULTS.md next to this script), raw lines to
 # $OUT.raw. Without shared/kube-apiserver it writes one line saying the
 # benchmark was skipped, and exits 0.
@@ -63,6 +64,7 @@ for ((r = 1; r <= rounds; r++)); do
 			if [ "$mode" = list ]; then
 				run "informer, pages of 500" -impl informer -mode list -content "$content" -pagesize 500
 				run "informer, ListResourceVersion 0" -impl informer -mode list -content "$content" -listrv 0
+				run "informer, one response" -impl informer -mode list -content "$content" -pagesize -1
 			fi
 		done
 	done
@@ -86,7 +88,8 @@ stats() {
 			read -r cgm _ _ _ < <(stats client-go "-impl client-go $base" sync-ms) || cgm=
 			for v in "client-go|-impl client-go $base" "informer|-impl informer $base" \
 				"informer, pages of 500|-impl informer $base -pagesize 500" \
-				"informer, ListResourceVersion 0|-impl informer $base -listrv 0"; do
+				"informer, ListResourceVersion 0|-impl informer $base -listrv 0" \
+				"informer, one response|-impl informer $base -pagesize -1"; do
 				label=${v%%|*} args=${v#*|}
 				read -r med lo hi cnt < <(stats "$label" "$args" sync-ms) || continue
 				read -r held _ _ _ < <(stats "$label" "$args" B-held/obj)
