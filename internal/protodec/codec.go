@@ -519,19 +519,24 @@ func (c *Codec) DecodeShared(tab *share.Table, data []byte, p unsafe.Pointer) er
 	return err
 }
 
-// isZero reports whether the size bytes at p are all zero.
+// isZero reports whether the size bytes at p are all zero: 8 at a time
+// when p is 8-byte aligned (a struct holding pointers or 64-bit fields
+// is), one at a time otherwise.
 func isZero(p unsafe.Pointer, size uintptr) bool {
-	for _, w := range unsafe.Slice((*uint64)(p), size/8) {
-		if w != 0 {
-			return false
+	words := uintptr(0)
+	if uintptr(p)%8 == 0 {
+		words = size / 8
+		for _, w := range unsafe.Slice((*uint64)(p), words) {
+			if w != 0 {
+				return false
+			}
 		}
 	}
-	if size&7 == 0 {
-		return true
-	}
-	for _, b := range unsafe.Slice((*byte)(unsafe.Add(p, size&^7)), size&7) {
-		if b != 0 {
-			return false
+	if rest := size - 8*words; rest > 0 {
+		for _, b := range unsafe.Slice((*byte)(unsafe.Add(p, 8*words)), rest) {
+			if b != 0 {
+				return false
+			}
 		}
 	}
 	return true

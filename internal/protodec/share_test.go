@@ -195,3 +195,38 @@ func TestSharedMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedTargetZero: whether the target is zero is checked byte for
+// byte, whatever its alignment (a struct of int32s in a slice may start
+// at an address that is not a multiple of 8: go test -race, whose
+// checkptr refuses an unaligned *uint64, failed there).
+func TestSharedTargetZero(t *testing.T) {
+	type small struct {
+		A int32 `protobuf:"varint,1,opt,name=a"`
+		B int32 `protobuf:"varint,2,opt,name=b"`
+		C int32 `protobuf:"varint,3,opt,name=c"`
+	}
+	tab := share.New(0)
+	vals := make([]small, 3)
+	vals[1].C = 7 // not zero: merged into
+	if err := UnmarshalShared(tab, msg(nil).varint(1, 5), &vals[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := UnmarshalShared(tab, msg(nil).varint(2, 6), &vals[2]); err != nil {
+		t.Fatal(err)
+	}
+	if vals[1] != (small{A: 5, C: 7}) || vals[2] != (small{B: 6}) {
+		t.Fatalf("got %+v", vals)
+	}
+	for _, c := range []struct {
+		b    []byte
+		zero bool
+	}{{make([]byte, 13), true}, {append(make([]byte, 12), 1), false}, {append([]byte{1}, make([]byte, 12)...), false}} {
+		for off := range 2 { // aligned, and not
+			buf := append(make([]byte, off, 16+off), c.b...)
+			if got := isZero(unsafe.Pointer(&buf[off]), uintptr(len(c.b))); got != c.zero {
+				t.Errorf("isZero(%v at offset %d) = %v", c.b, off, got)
+			}
+		}
+	}
+}
