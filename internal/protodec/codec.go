@@ -521,10 +521,12 @@ func (c *Codec) DecodeShared(tab *share.Table, data []byte, p unsafe.Pointer) er
 
 // isZero reports whether the size bytes at p are all zero: 8 at a time
 // when p is 8-byte aligned (a struct holding pointers or 64-bit fields
-// is), one at a time otherwise.
+// is) and 8 bytes or more long, one at a time otherwise (a *uint64 to
+// the 4 bytes of a small struct at the end of its allocation would
+// reach past it).
 func isZero(p unsafe.Pointer, size uintptr) bool {
 	words := uintptr(0)
-	if uintptr(p)%8 == 0 {
+	if uintptr(p)%8 == 0 && size >= 8 {
 		words = size / 8
 		for _, w := range unsafe.Slice((*uint64)(p), words) {
 			if w != 0 {

@@ -196,27 +196,26 @@ func TestSharedMerge(t *testing.T) {
 	}
 }
 
-// TestSharedTargetZero: whether the target is zero is checked byte for
-// byte, whatever its alignment (a struct of int32s in a slice may start
-// at an address that is not a multiple of 8: go test -race, whose
-// checkptr refuses an unaligned *uint64, failed there).
+// TestSharedTargetZero: whether the target is zero is checked without
+// reading past it, whatever its size and alignment: decoding into each
+// 4-byte element of a 16-byte slice (the last ends its allocation) with
+// go test -race, whose checkptr died on a *uint64 made from the
+// element's address; and a target that is not zero is merged into.
 func TestSharedTargetZero(t *testing.T) {
 	type small struct {
-		A int32 `protobuf:"varint,1,opt,name=a"`
-		B int32 `protobuf:"varint,2,opt,name=b"`
-		C int32 `protobuf:"varint,3,opt,name=c"`
+		A int16 `protobuf:"varint,1,opt,name=a"`
+		B int16 `protobuf:"varint,2,opt,name=b"`
 	}
 	tab := share.New(0)
-	vals := make([]small, 3)
-	vals[1].C = 7 // not zero: merged into
-	if err := UnmarshalShared(tab, msg(nil).varint(1, 5), &vals[1]); err != nil {
-		t.Fatal(err)
+	vals := make([]small, 4)
+	vals[1].B = 7 // not zero: merged into
+	for i := range vals {
+		if err := UnmarshalShared(tab, msg(nil).varint(1, uint64(i+1)), &vals[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := UnmarshalShared(tab, msg(nil).varint(2, 6), &vals[2]); err != nil {
-		t.Fatal(err)
-	}
-	if vals[1] != (small{A: 5, C: 7}) || vals[2] != (small{B: 6}) {
-		t.Fatalf("got %+v", vals)
+	if want := []small{{A: 1}, {A: 2, B: 7}, {A: 3}, {A: 4}}; !reflect.DeepEqual(vals, want) {
+		t.Fatalf("got %+v, want %+v", vals, want)
 	}
 	for _, c := range []struct {
 		b    []byte
