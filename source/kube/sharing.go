@@ -22,13 +22,14 @@ const (
 	// (client-go: 13.4; see BENCHMARKS.md, bench/scale); in protobuf,
 	// 50,000 pods of 500 Deployments hold 3.4 KiB each instead of 12.1
 	// (client-go: 13.3) and sync 1.7 to 3.3 times faster, since a value
-	// found in the table is not decoded again. What it costs: a hash of
-	// each shareable value's bytes and a lookup, about 9% more CPU per
-	// object on JSON with nothing to share (jsondec's TestSharedCPUTime),
-	// about 6% in protobuf (the table's share of a CPU profile of
-	// bench/workload's BenchmarkPodProtobufSharing/unique/on), less than
-	// nothing when most of it repeats (less to decode, allocate and
-	// collect).
+	// found in the table is not decoded again (in JSON too: 20,000 pods
+	// of one template allocate 23 times per pod instead of 158). What it
+	// costs: a hash of each shareable value's bytes and a lookup, about
+	// 10% more instructions per object on JSON with nothing to share
+	// (bench/workload's BenchmarkSharingCost), about 6% in protobuf (the
+	// table's share of a CPU profile of bench/workload's
+	// BenchmarkPodProtobufSharing/unique/on), less than nothing when most
+	// of it repeats (less to decode, allocate and collect).
 	SharingOn
 	// SharingOff gives every object values of its own, as client-go
 	// does: for programs that write into the objects they get (which
