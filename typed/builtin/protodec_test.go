@@ -168,6 +168,19 @@ func FuzzProtodecPod(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	// A message concatenated to another merges into it: the labels of
+	// the second are added to the first's map, which must not be a shared
+	// one by then (the next input, the first alone, would find it changed).
+	labels := func(l map[string]string) []byte {
+		b, err := (&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: l}}).Marshal()
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	first := labels(map[string]string{"app": "web", "tier": "front"})
+	f.Add(append(append([]byte(nil), first...), labels(map[string]string{"e": "f"})...))
+	f.Add(first)
 	pod, err := protodec.For(reflect.TypeFor[corev1.Pod]())
 	if err != nil {
 		f.Fatal(err)
@@ -177,15 +190,46 @@ func FuzzProtodecPod(f *testing.F) {
 		f.Fatal(err)
 	}
 	tab := share.New(0)
+	var kept keptDecodes
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzCompare(t, tab, pod, data)
-		fuzzCompare(t, tab, secret, data)
+		kept.add(fuzzCompare(t, tab, pod, data))
+		kept.add(fuzzCompare(t, tab, secret, data))
+		kept.check(t, data)
 	})
 }
 
+// keptDecodes are values decoded through a table for earlier fuzz inputs,
+// each beside the same input decoded without one (which shares nothing):
+// a later decode that changed one wrote into a value the table shares.
+type keptDecodes struct {
+	pairs [][2]any // got, want
+	next  int
+}
+
+func (k *keptDecodes) add(got, want any) {
+	switch {
+	case got == nil:
+	case len(k.pairs) < 64:
+		k.pairs = append(k.pairs, [2]any{got, want})
+	default:
+		k.pairs[k.next] = [2]any{got, want}
+		k.next = (k.next + 1) % len(k.pairs)
+	}
+}
+
+func (k *keptDecodes) check(t *testing.T, data []byte) {
+	t.Helper()
+	for _, p := range k.pairs {
+		if !reflect.DeepEqual(p[0], p[1]) {
+			t.Fatalf("%T decoded through the table earlier was changed by a later decode (this input: %q): now\n%#v\nwithout sharing\n%#v", p[0], data, p[0], p[1])
+		}
+	}
+}
+
 // fuzzCompare decodes data with codec, without a table and through tab,
-// and with the generated Unmarshal.
-func fuzzCompare(t *testing.T, tab *share.Table, codec *protodec.Codec, data []byte) {
+// and with the generated Unmarshal. It returns one more decode through tab
+// and the decode without (nil, nil if the decode fails), for keptDecodes.
+func fuzzCompare(t *testing.T, tab *share.Table, codec *protodec.Codec, data []byte) (shared, unshared any) {
 	got := reflect.New(codec.Type())
 	gotErr := codec.Decode(data, got.UnsafePointer())
 	if gotErr != nil && !errors.Is(gotErr, protodec.ErrMalformed) {
@@ -195,12 +239,19 @@ func fuzzCompare(t *testing.T, tab *share.Table, codec *protodec.Codec, data []b
 		// Only then: on some malformed input the generated code runs
 		// for hours (resource.ParseQuantity on a quantity with a huge
 		// negative exponent, which protodec refuses).
-		return
+		return nil, nil
 	}
 	sharedMatches(t, tab, codec, data, got.Interface(), "fuzz input")
+	if reflect.DeepEqual(got.Interface(), got.Interface()) { // no NaN
+		sh := reflect.New(codec.Type())
+		if err := codec.DecodeShared(tab, data, sh.UnsafePointer()); err == nil {
+			shared, unshared = sh.Interface(), got.Interface()
+		}
+	}
 	want := reflect.New(codec.Type())
 	wantErr := want.Interface().(generated).Unmarshal(data)
 	if wantErr == nil && !reflect.DeepEqual(want.Interface(), got.Interface()) {
 		t.Fatalf("protodec decodes\n%#v\nthe generated Unmarshal\n%#v", got.Interface(), want.Interface())
 	}
+	return shared, unshared
 }
