@@ -133,6 +133,7 @@ func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) 
 
 // listed records a list that completed.
 func (r *Reflector[T]) listed() {
+	r.filled = true
 	r.lastErr.clearAfterList()
 	r.skips.repaired()
 	r.mu.Lock()

@@ -37,8 +37,11 @@ type Reflector[T Object] struct {
 	badRun      int       // unreadable events in a row, for their summary
 	lastBadWarn time.Time // when an unreadable event was last logged at Warn
 	pageRV      string    // the version of the list under way
+	filled      bool      // a list completed: later lists are not Initial
 }
 
+// NewReflector returns a Reflector that keeps sink in step with src. It
+// starts nothing: Run does.
 func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) *Reflector[T] {
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
@@ -170,12 +173,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // listPage reads one page of a List: the first starts a replacement, the
 // last ends it.
 func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
-	opts := ListOptions{ResourceVersion: s.listRV, Limit: max(r.opts.PageSize, NoLimit), Continue: s.cont}
+	opts := ListOptions{ResourceVersion: s.listRV, Limit: max(r.opts.PageSize, NoLimit), Continue: s.cont, Initial: !r.filled}
 	switch {
 	case s.cont != "":
 		opts.ResourceVersion = ""
 	case s.unpaged:
-		opts = ListOptions{Limit: NoLimit}
+		opts = ListOptions{Limit: NoLimit, Initial: !r.filled}
 	}
 	if s.cont == "" {
 		r.sink.BeginReplace()

@@ -362,7 +362,7 @@ func TestReflectorExpiredContinueToken(t *testing.T) {
 		if len(lists) != 3 {
 			t.Fatalf("%d List calls, want 2 (the second expired) + 1 unpaginated", len(lists))
 		}
-		if !errors.Is(lists[1].err, informer.ErrExpired) || lists[2].opts != (informer.ListOptions{Limit: informer.NoLimit}) {
+		if !errors.Is(lists[1].err, informer.ErrExpired) || lists[2].opts != (informer.ListOptions{Limit: informer.NoLimit, Initial: true}) {
 			t.Errorf("lists %+v, want the second to expire and the third to list everything at once", lists)
 		}
 		if !lists[2].at.Equal(lists[1].at) {

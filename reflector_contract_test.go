@@ -187,6 +187,47 @@ func TestWatchAfterExpiredContinueStartsAtFreshList(t *testing.T) {
 	})
 }
 
+// ListOptions.Initial marks every page of the reflector's lists until one
+// completes (the cache is empty: a source may answer in larger pages),
+// also a list started again after an expired continue token, and no list
+// after that: a relist, with the cache full, is never Initial.
+func TestOnlyTheFirstListIsInitial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 10)
+		src := spy(mem)
+		src.afterList = func(call int, p page, err error) (page, error) {
+			if call == 0 {
+				mem.Compact() // the first page's snapshot is gone
+			}
+			return p, err
+		}
+		sink := newSinkRec()
+		var errs errList
+		r := newTestReflector(src, sink, &errs, informer.ReflectorOptions{PageSize: 4, Backoff: exact})
+		runReflector(t, r)
+		synctest.Wait()
+		cutOff(mem, func() {
+			mustDo(t, mem.Update(newItem("ns", "k1", "v2")))
+			mem.Compact()
+		})
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		lists := src.listCalls()
+		// A page, its expired continuation, the whole first list again
+		// (unpaged after an expired continuation), then the relist after
+		// the watch expired.
+		if len(lists) != 4 {
+			t.Fatalf("%d lists, want 4: %+v", len(lists), lists)
+		}
+		for i, l := range lists {
+			if want := i < 3; l.opts.Initial != want {
+				t.Errorf("list %d (continue %q): Initial %t, want %t", i, l.opts.Continue, l.opts.Initial, want)
+			}
+		}
+	})
+}
+
 // An expired resourceVersion after a watch that made progress is relisted
 // at once, with no backoff: the first expiry after progress is routine.
 func TestExpiryAfterProductiveWatchRelistsAtOnce(t *testing.T) {

@@ -63,6 +63,12 @@ type ListOptions struct {
 	// Continue is the token from the previous page; "" asks for the first.
 	// A source reports an expired token with ErrExpired.
 	Continue string
+	// Initial marks the first list of a reflector, which fills a cache that
+	// holds nothing yet: no older copy of the collection is kept beside
+	// it, so a source that pages only to bound what a relist holds may
+	// answer it in fewer, larger pages when Limit is 0 (source/kube: in
+	// one response). Sources may ignore it.
+	Initial bool
 }
 
 // NoLimit as ListOptions.Limit asks for the whole collection in one

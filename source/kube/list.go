@@ -18,10 +18,11 @@ import (
 // opts.ResourceVersion and opts.ResourceVersionMatch are sent as given
 // ("" leaves them out), except with a Continue token, which carries the
 // list's version itself and with which the server forbids them. A zero
-// opts.Limit means Options.PageSize, by default pages that grow from
-// DefaultPageSize to MaxGrownPageSize (the size of the next page travels
-// in the returned Continue token); a negative one (informer.NoLimit) asks
-// for the whole collection in one response.
+// opts.Limit means Options.PageSize, by default the whole collection in
+// one response for an informer's first list (opts.Initial) and otherwise
+// pages that grow from DefaultPageSize to MaxGrownPageSize (the size of
+// the next page travels in the returned Continue token); a negative one
+// (informer.NoLimit) asks for the whole collection in one response.
 //
 // The body is decoded as it arrives, JSON or protobuf as its
 // Content-Type says: each item straight into a new T, never the whole
@@ -82,6 +83,8 @@ func (s *Source[T]) pageLimit(opts informer.ListOptions) (limit int64, grow bool
 		return max(opts.Limit, 0), false, cont
 	case s.opts.PageSize != 0:
 		return max(s.opts.PageSize, 0), false, cont
+	case opts.Initial && cont == "":
+		return 0, false, "" // an informer's first list: one consistent response
 	case grown > 0:
 		return grown, true, cont
 	}

@@ -38,9 +38,11 @@ func (l *listQueries) take() []string {
 // TestIntegrationDefaultListConsistent: against kube-apiserver, a List
 // with the Source's and the reflector's defaults (ListOptions{}: no
 // resourceVersion, the page size left to the Source) is a consistent read
-// in growing pages: an object written just before the list is in it, at
-// the version the write returned, in each of 20 rounds; and an informer
-// with streaming lists off syncs to a state that has the last write.
+// in growing pages, and an informer's first list (Initial) one consistent
+// response: an object written just before the list is in it, at the
+// version the write returned, in each of 20 rounds (odd rounds Initial);
+// and an informer with streaming lists off syncs, in one request, to a
+// state that has the last write.
 func TestIntegrationDefaultListConsistent(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
@@ -66,7 +68,8 @@ func TestIntegrationDefaultListConsistent(t *testing.T) {
 	for i := range 20 {
 		want := write(i)
 		found, n := "", 0
-		opts := informer.ListOptions{}
+		initial := i%2 == 1
+		opts := informer.ListOptions{Initial: initial}
 		for {
 			page, err := src.List(t.Context(), opts)
 			if err != nil {
@@ -86,6 +89,12 @@ func TestIntegrationDefaultListConsistent(t *testing.T) {
 			t.Fatalf("round %d: %d items, cm-7 at %q, want 1600 and %q (written just before the list)", i, n, found, w)
 		}
 		queries := rec.take()
+		if initial {
+			if len(queries) != 1 || queries[0] != "" {
+				t.Fatalf("round %d: list requests %q, want one without limit or resourceVersion", i, queries)
+			}
+			continue
+		}
 		if len(queries) < 2 || queries[0] != "limit=500" {
 			t.Fatalf("round %d: list requests %q, want a first page limit=500 without resourceVersion, then more", i, queries)
 		}
@@ -105,7 +114,7 @@ func TestIntegrationDefaultListConsistent(t *testing.T) {
 	if !ok || cm.ResourceVersion != want || len(inf.Lister().List(nil)) != 1600 {
 		t.Fatalf("after sync: cm-7 %v at %v, %d objects; want it at %s (written just before) and 1600", ok, cm, len(inf.Lister().List(nil)), want)
 	}
-	if q := rec.take(); len(q) == 0 || q[0] != "limit=500" {
-		t.Errorf("informer's list requests %q, want limit=500 first, without resourceVersion", q)
+	if q := rec.take(); len(q) != 1 || q[0] != "" {
+		t.Errorf("informer's list requests %q, want one, without limit or resourceVersion", q)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,12 +17,16 @@ import (
 	"github.com/informer-go/informer"
 )
 
+var timeoutSeconds = regexp.MustCompile(`timeoutSeconds=[0-9]+`)
+
 // TestDefaultListRequests: what an informer over a Source with default
 // Options sends when it lists (the server refusing streaming lists, as
-// one without them does): a consistent first page (no resourceVersion)
-// of DefaultPageSize, then pages twice as large each time, up to
-// MaxGrownPageSize, each with the server's own continue token and
-// nothing else; then the watch from the list's resourceVersion.
+// one without them does): its first list, which fills an empty cache, is
+// one consistent response (no limit, no resourceVersion); after its watch
+// expires, the relist is a consistent first page of DefaultPageSize, then
+// pages twice as large each time, up to MaxGrownPageSize, each with the
+// server's own continue token and nothing else; each watch starts from
+// its list's resourceVersion.
 func TestDefaultListRequests(t *testing.T) {
 	const total = 40000
 	var (
@@ -41,7 +46,12 @@ func TestDefaultListRequests(t *testing.T) {
 			}
 			mu.Lock()
 			requests = append(requests, q)
+			first := len(requests) == 2
 			mu.Unlock()
+			if first { // the first list's watch: expired, a relist follows
+				io.WriteString(w, eventJSON("ERROR", statusJSON(410, "Expired", "too old resource version")))
+				return
+			}
 			w.(http.Flusher).Flush()
 			select {
 			case watching <- struct{}{}:
@@ -68,6 +78,9 @@ func TestDefaultListRequests(t *testing.T) {
 		}
 		limit, _ := strconv.Atoi(q.Get("limit"))
 		to := min(total, from+limit)
+		if limit == 0 {
+			to = total
+		}
 		cont := ""
 		if to < total {
 			cont = fmt.Sprintf("srv-%d", to)
@@ -90,6 +103,8 @@ func TestDefaultListRequests(t *testing.T) {
 	<-done
 
 	want := []string{
+		"", // the first list, in one response
+		"allowWatchBookmarks=true&resourceVersion=77&timeoutSeconds=*&watch=1",
 		"limit=500",
 		"continue=srv-500&limit=1000",
 		"continue=srv-1500&limit=2000",
@@ -105,7 +120,11 @@ func TestDefaultListRequests(t *testing.T) {
 		t.Fatalf("%d requests, want %d lists and a watch: %v", len(requests), len(want), requests)
 	}
 	for i, w := range want {
-		if got := requests[i].Encode(); got != w {
+		got := requests[i].Encode()
+		if strings.Contains(w, "timeoutSeconds=*") {
+			got = timeoutSeconds.ReplaceAllString(got, "timeoutSeconds=*")
+		}
+		if got != w {
 			t.Errorf("list request %d: %s, want %s", i, got, w)
 		}
 	}

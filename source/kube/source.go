@@ -60,42 +60,44 @@ type Options struct {
 	// which is what the reflector sends unless ReflectorOptions.PageSize
 	// is set: this is the one place to choose the page size. A positive
 	// value is the size of every page and a negative one means no limit
-	// (the whole collection in one response). 0, the default, means pages
-	// that grow: DefaultPageSize (500) items first, then twice as many
-	// each page, as long as the page before came back within a second, up
-	// to MaxGrownPageSize (10,000). A ListOptions.Limit above zero
-	// (ReflectorOptions.PageSize) wins, and a negative one
-	// (informer.NoLimit) always means no limit.
+	// (the whole collection in one response). 0, the default, means: an
+	// informer's first list (informer.ListOptions.Initial), which fills an empty
+	// cache, in one consistent response; every later list (a relist, when
+	// the cache is full) in pages that grow: DefaultPageSize (500) items
+	// first, then twice as many each page, as long as the page before
+	// came back within a second, up to MaxGrownPageSize (10,000). A
+	// ListOptions.Limit above zero (ReflectorOptions.PageSize) wins, and
+	// a negative one (informer.NoLimit) always means no limit.
 	//
 	// Choosing how an informer lists, when the server has no streaming
 	// lists (see ReflectorOptions.WatchList; kube-apiserver 1.37 has them
 	// on by default, and this Source uses them): the reflector asks for a
-	// consistent list, the current state (resourceVersion ""), and pages
-	// through it. Each page is a round trip, so the default grows them:
-	// 20,000 ConfigMaps take 6 requests instead of 40 at 500 a page, a
-	// small collection remains one small response, and no page holds more
-	// than 10,000 objects, which bounds what a relist holds beside the
-	// cache (at 500,000 pods, a page is 2% of them). What the server does
-	// with a paged consistent list depends on it: kube-apiserver 1.37
-	// serves it from its watch cache (ConsistentListFromCache,
-	// ListFromCacheSnapshot), but measured on 1.37.1 (bench/realserver),
-	// once the collection had not changed for a minute or more, its pages
-	// took two to three times as long as one consistent response of the
-	// same objects (the continuations no longer came from a cache
-	// snapshot); older servers, or a resource with its watch cache off,
-	// read every page from etcd. Other choices, each one option away:
+	// consistent list, the current state (resourceVersion ""). Paging
+	// exists to bound memory: a relist decodes the new state while the
+	// cache still holds the old one, so relists come in pages, grown to
+	// cut round trips (20,000 ConfigMaps take 6 requests instead of 40 at
+	// 500 a page; no page holds more than 10,000 objects, 2% of 500,000
+	// pods). The first list has no old state beside it, so it asks for
+	// everything at once: kube-apiserver 1.37 serves a consistent list
+	// from its watch cache (ConsistentListFromCache) in one response as
+	// fast as client-go's resourceVersion "0", while its paged
+	// continuations, measured on 1.37.1 (bench/realserver) once the
+	// collection had not changed for a minute or more, took two to three
+	// times as long as one response (they no longer came from a cache
+	// snapshot, ListFromCacheSnapshot). The cost is on older servers, or
+	// a resource with its watch cache off, which read the whole first
+	// list from etcd in one go: set a positive PageSize there for a very
+	// large collection. Other choices, each one option away:
 	//   - ReflectorOptions.ListResourceVersion "0" (client-go's informers
 	//     do that) lets the server answer the first list from its watch
-	//     cache in one response, whatever the limit: the fastest, but the
-	//     state may be stale, older than one the program has already seen
-	//     (through another informer, its own write, or before a restart),
-	//     and the informer reports synced on it. Relists after an expired
-	//     version are always consistent.
-	//   - A negative PageSize: the consistent list in one response, as
-	//     fast as "0" from a 1.37 server's watch cache; but the whole
-	//     collection is decoded before the cache takes it, so a relist
-	//     holds up to twice the cache's memory, and an older server reads
-	//     it from etcd at once.
+	//     cache in one response, whatever the limit: fast on every
+	//     server, but the state may be stale, older than one the program
+	//     has already seen (through another informer, its own write, or
+	//     before a restart), and the informer reports synced on it.
+	//     Relists after an expired version are always consistent.
+	//   - A negative PageSize: every list in one response, relists too;
+	//     the whole collection is decoded before the cache takes it, so a
+	//     relist holds up to twice the cache's memory.
 	//   - A fixed positive PageSize: predictable responses, one round
 	//     trip per page (500, client-go's page size, was the default).
 	PageSize int64
