@@ -40,7 +40,7 @@ for mode in json json-watchlist protobuf; do
 	relist=-relist
 	[ "$mode" = json-watchlist ] && relist=
 	run "informer" -impl informer -scale -mode "$mode" $relist -n "$n"
-	[ "$mode" = protobuf ] || run "informer, sharing off" -impl informer -sharing off -scale -mode "$mode" $relist -n "$n"
+	run "informer, sharing off" -impl informer -sharing off -scale -mode "$mode" $relist -n "$n"
 	run "client-go" -impl client-go -scale -mode "$mode" $relist -n "$n"
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
