@@ -24,7 +24,10 @@ import (
 // nor those of a decode that saved a type error. What the table keeps,
 // and for how long, is share.Table's policy: a value enters on the second
 // sighting of its bytes, is held by a weak pointer (it pins nothing), and
-// the table forgets everything past its byte budget.
+// the table forgets everything past its byte budget. A value holding a
+// resource.Quantity that reading would write into (String caches the
+// text of one parsed from text that is not canonical, such as "1024Mi")
+// is not shared (share.Stable).
 //
 // Sharing makes the decoded values immutable by contract: writing into a
 // shared slice's elements, a shared map or a shared struct changes every
@@ -212,13 +215,13 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 		}
 		if d.saved == nil && !d.inMiss && gate.open() {
 			if end, err := skipValue(d.data, start, d.depth); err == nil && end-start >= least {
-				return d.sharePre(f, p, k, kind, d.data[start:end], &gate)
+				return d.sharePre(f, t, p, k, kind, d.data[start:end], &gate)
 			}
 		}
 		if err := f(d, p); err != nil || d.saved != nil || d.off-start < least {
 			return err
 		}
-		if dedupe(d.share, k, d.data[start:d.off], p, kind) {
+		if dedupe(d.share, k, d.data[start:d.off], t, p, kind) {
 			gate.hit()
 		}
 		return nil
@@ -227,8 +230,8 @@ func shareDec(t reflect.Type, f decFunc) decFunc {
 
 // sharePre looks raw, the bytes of the value at d.off, up before decoding
 // it: the table's value is taken and raw skipped, or the value is decoded
-// by f and entered if the table admits it.
-func (d *decoder) sharePre(f decFunc, p ptr, id uint32, kind shareKind, raw []byte, gate *preGate) error {
+// by f and entered if the table admits it and it is share.Stable.
+func (d *decoder) sharePre(f decFunc, typ reflect.Type, p ptr, id uint32, kind shareKind, raw []byte, gate *preGate) error {
 	t := d.share
 	k := t.Key(id, raw)
 	v, n, enter := t.Find(k, raw)
@@ -260,7 +263,7 @@ func (d *decoder) sharePre(f decFunc, p ptr, id uint32, kind shareKind, raw []by
 		}
 		(*sliceHeader)(p).cap = n
 	}
-	if data != nil {
+	if data != nil && share.Stable(typ, p) {
 		t.Enter(k, raw, data, n)
 	}
 	return nil
@@ -296,9 +299,9 @@ func (g *preGate) miss() {
 }
 
 // dedupe sets the value at p, decoded from raw, to the table's value
-// for raw, or enters it in the table; it reports whether the table had
-// one. The table's lock is held.
-func dedupe(t *share.Table, id uint32, raw []byte, p ptr, kind shareKind) bool {
+// for raw, or enters it in the table (if share.Stable); it reports
+// whether the table had one. The table's lock is held.
+func dedupe(t *share.Table, id uint32, raw []byte, typ reflect.Type, p ptr, kind shareKind) bool {
 	data := *(*unsafe.Pointer)(p)
 	n := 0
 	if kind == shareSlice {
@@ -324,6 +327,8 @@ func dedupe(t *share.Table, id uint32, raw []byte, p ptr, kind shareKind) bool {
 		*(*unsafe.Pointer)(p) = v
 		return true
 	}
-	t.Enter(k, raw, data, n)
+	if share.Stable(typ, p) {
+		t.Enter(k, raw, data, n)
+	}
 	return false
 }

@@ -619,7 +619,7 @@ func (d *decoder) repeated(f *fieldCodec, p ptr, start, wt, i, end int) (int, er
 		// whose capacity is its length: nothing is written into it.
 		return d.elements(f, p, n, i, end)
 	}
-	return d.sharedRun(f.shareID, start, runEnd, p, true, func() (int, error) {
+	return d.sharedRun(f, start, runEnd, p, true, func() (int, error) {
 		return d.elements(f, p, n, i, end)
 	})
 }

@@ -96,7 +96,11 @@
 //     is its bytes, under the message type: a liveness and a readiness
 //     probe that are the same share one value;
 //   - structs held by value (a Pod's Spec) cannot be shared; their
-//     fields are.
+//     fields are;
+//   - a value holding a resource.Quantity that reading would write
+//     into (String caches the text of one parsed from text that is not
+//     canonical, such as "1024Mi") is not shared, nor one holding an
+//     *inf.Dec (share.Stable): a quantity in a map (read as a copy) is.
 //
 // Unlike jsondec, which finds where a value ends only by decoding it, a
 // protobuf value's length comes first: the table is asked before

@@ -21,7 +21,7 @@ func (d *decoder) mapEntries(f *fieldCodec, p ptr, start, i, end int) (int, erro
 	if runEnd-start < f.minRaw {
 		return d.entries(f, p, n, i, end)
 	}
-	return d.sharedRun(f.shareID, start, runEnd, p, false, func() (int, error) {
+	return d.sharedRun(f, start, runEnd, p, false, func() (int, error) {
 		return d.entries(f, p, n, i, end)
 	})
 }

@@ -3,6 +3,8 @@ package protodec
 import (
 	"errors"
 	"reflect"
+
+	"github.com/informer-go/informer/internal/share"
 )
 
 // Sharing through a share.Table (Codec.DecodeShared). See the package
@@ -51,7 +53,7 @@ func (d *decoder) sharedMessage(f *fieldCodec, pp *ptr, s, e int) error {
 	err := d.message(f.val.msg, np, s, e)
 	d.own--
 	*pp = np
-	if err == nil {
+	if err == nil && share.Stable(f.val.typ, np) {
 		d.share.Enter(k, raw, np, 0)
 	}
 	return err
@@ -62,9 +64,9 @@ func (d *decoder) sharedMessage(f *fieldCodec, pp *ptr, s, e int) error {
 // through the table: the table's value when it holds one for these bytes
 // (not decoded again), else what decode decodes, which enters the table
 // when the bytes were seen before.
-func (d *decoder) sharedRun(id uint32, start, runEnd int, p ptr, slice bool, decode func() (int, error)) (int, error) {
+func (d *decoder) sharedRun(f *fieldCodec, start, runEnd int, p ptr, slice bool, decode func() (int, error)) (int, error) {
 	raw := d.data[start:runEnd]
-	k := d.share.Key(id, raw)
+	k := d.share.Key(f.shareID, raw)
 	v, n, enter := d.share.Find(k, raw)
 	switch {
 	case v != nil && slice:
@@ -80,7 +82,7 @@ func (d *decoder) sharedRun(id uint32, start, runEnd int, p ptr, slice bool, dec
 	next, err := decode()
 	d.own--
 	switch {
-	case err != nil:
+	case err != nil || !share.Stable(f.typ, p):
 	case slice:
 		h := (*sliceHeader)(p)
 		h.cap = h.len // an append copies
