@@ -125,6 +125,9 @@ type Diff struct {
 	Examples              []string
 }
 
+// Clean reports whether got matched want.
+func (d Diff) Clean() bool { return d.Lost+d.Invented+d.Stale == 0 }
+
 // Compare returns how got differs from want.
 func Compare(want, got map[string]int64) Diff {
 	var d Diff

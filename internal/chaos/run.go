@@ -139,7 +139,11 @@ func (r *Run[T]) Go(ctx context.Context) (*Result, error) {
 	want := r.State()
 	deadline := time.Now().Add(r.Settle)
 	for _, g := range regs {
-		for g.reg.Pending() > 0 && time.Now().Before(deadline) {
+		// Pending does not count a call in progress: the handler's view
+		// may still be one call behind when it says 0, so wait for the
+		// view to match too (a handler that never catches up is reported
+		// below, after the deadline).
+		for (g.reg.Pending() > 0 || !Compare(want, g.rec.View()).Clean()) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
