@@ -37,7 +37,7 @@ type Reflector[T Object] struct {
 	badRun      int       // unreadable events in a row, for their summary
 	lastBadWarn time.Time // when an unreadable event was last logged at Warn
 	pageRV      string    // the version of the list under way
-	filled      bool      // a list completed: later lists are not Initial
+	filled      bool      // a list completed, or the first failed: later lists are not Initial
 }
 
 // NewReflector returns a Reflector that keeps sink in step with src. It
@@ -185,6 +185,12 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	}
 	page, err := r.src.List(ctx, opts)
 	if err != nil {
+		if opts.Initial && s.cont == "" && ctx.Err() == nil {
+			// A first list in one response that fails (a collection too
+			// large to send within a timeout fails that way every time)
+			// is not asked for again: later lists page, as relists do.
+			r.filled = true
+		}
 		return outcome{err: sourceError("list", s.listRV, err)}
 	}
 	if s.cont == "" {

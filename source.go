@@ -67,7 +67,9 @@ type ListOptions struct {
 	// holds nothing yet: no older copy of the collection is kept beside
 	// it, so a source that pages only to bound what a relist holds may
 	// answer it in fewer, larger pages when Limit is 0 (source/kube: in
-	// one response). Sources may ignore it.
+	// one response). Sources may ignore it. Once such a first list failed
+	// (a collection too large to send within a timeout fails every time),
+	// the lists after it are not Initial.
 	Initial bool
 }
 

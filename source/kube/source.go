@@ -63,7 +63,9 @@ type Options struct {
 	// (the whole collection in one response). 0, the default, means: an
 	// informer's first list (informer.ListOptions.Initial), which fills an empty
 	// cache, in one consistent response; every later list (a relist, when
-	// the cache is full) in pages that grow: DefaultPageSize (500) items
+	// the cache is full, or the first list again after that one response
+	// failed, which a collection too large for the server's or
+	// ListTimeout's time would every time) in pages that grow: DefaultPageSize (500) items
 	// first, then twice as many each page, as long as the page before
 	// came back within a second, up to MaxGrownPageSize (10,000). A
 	// ListOptions.Limit above zero (ReflectorOptions.PageSize) wins, and
