@@ -47,13 +47,7 @@ func Stable(t reflect.Type, p unsafe.Pointer) bool {
 func stable(v reflect.Value) bool {
 	t := v.Type()
 	if t == quantityType {
-		if !v.CanAddr() {
-			// A map's value, read as a copy (String writes into the
-			// copy), but the copy shares its *inf.Dec.
-			return v.FieldByIndex(quantityDec).IsNil()
-		}
-		p := v.Addr().UnsafePointer()
-		return *(*string)(unsafe.Add(p, quantityS)) != "" && *(*unsafe.Pointer)(unsafe.Add(p, quantityD)) == nil
+		return quantityStable(v)
 	}
 	if !holdsQuantity(t) {
 		return true
@@ -81,6 +75,18 @@ func stable(v reflect.Value) bool {
 		}
 	}
 	return true
+}
+
+// quantityStable reports whether reading the Quantity v leaves it as it
+// is: its text is cached and its number is not an *inf.Dec.
+func quantityStable(v reflect.Value) bool {
+	if !v.CanAddr() {
+		// A map's value, read as a copy (String writes into the copy),
+		// but the copy shares its *inf.Dec.
+		return v.FieldByIndex(quantityDec).IsNil()
+	}
+	p := v.Addr().UnsafePointer()
+	return *(*string)(unsafe.Add(p, quantityS)) != "" && *(*unsafe.Pointer)(unsafe.Add(p, quantityD)) == nil
 }
 
 // holdsQuantity reports whether a value of type t can hold a Quantity.
