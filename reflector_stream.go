@@ -299,8 +299,9 @@ func (st *stream[T]) event(ev Event[T]) (outcome, bool) {
 	switch ev.Type {
 	case EventAdded, EventModified, EventDeleted:
 		if isNil(ev.Object) {
-			st.r.report(&ObjectError{Op: st.op, Err: fmt.Errorf("%s event: %w", ev.Type, ErrNilObject)})
-			return outcome{}, false
+			// A change without its object: as unreadable as a garbled
+			// one, and repaired the same way (a relist).
+			return st.badEvent(fmt.Errorf("%s event: %w", ev.Type, ErrNilObject))
 		}
 		if st.inInitial {
 			return st.initialEvent(ev)
