@@ -37,7 +37,7 @@ type ReflectorOptions struct {
 	// PageSize is the Limit of each List call. 0 (the default) leaves it
 	// to the source: source/kube pages by its kube.Options.PageSize (by
 	// default the first list, ListOptions.Initial, in one response and
-	// relists in pages growing from 500 to 10,000 objects; its doc weighs
+	// relists in pages growing from 500 to 2,000 objects; its doc weighs
 	// the choices against a real kube-apiserver), source/memory does not
 	// page.
 	// A positive value overrides

@@ -51,7 +51,7 @@ metric() { # line unit
 {
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`bench/scale/measure.sh\` (SCALE_PODS=$n, FOOTPRINT_PODS=$fp), $(go version | cut -d' ' -f3), $(nproc) cores; load average (1, 5, 15 min) $load_start at the start, $load_end at the end. Each row is one process: \`go run ./cmd/footprint\` with the arguments shown."
 	echo
-	echo "| holder | arguments | sync | B held/pod | ÷ map (floor) | ÷ client-go | peak RSS | relist peak ÷ steady |"
+	echo "| holder | arguments | sync | B held/pod | ÷ map (floor) | ÷ client-go | peak RSS | relist peak ÷ steady (marked / held) |"
 	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	floor= cg=
 	while IFS='|' read -r label args line; do
@@ -59,6 +59,7 @@ metric() { # line unit
 		ns=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/op") print $(i-1) }' <<<"$line")
 		rss=$(metric "$line" peak-RSS-MiB)
 		rel=$(metric "$line" relist-peak/steady)
+		relh=$(metric "$line" relist-held/steady)
 		mode=$(sed -n 's/.*-mode \([a-z-]*\).*/\1/p' <<<"$args")
 		[ "$label" = map ] && floor=$held
 		if [ "$label" = map ]; then cg=; fi
@@ -69,7 +70,7 @@ metric() { # line unit
 		[ -n "$cgheld" ] && ratio_cg=$(awk -v a="$held" -v b="$cgheld" 'BEGIN { printf "%.2f×", a / b }')
 		printf '| %s | `%s` | %.2f s | %s | %s | %s | %s | %s |\n' "$label" "$args" "$(awk -v x="$ns" 'BEGIN { print x / 1e9 }')" \
 			"$(printf "%'d" "${held%.*}")" "$(awk -v a="$held" -v b="$floor" 'BEGIN { printf "%.2f×", a / b }')" "$ratio_cg" \
-			"${rss:+$rss MiB}" "${rel:-—}"
+			"${rss:+$rss MiB}" "${rel:-—}${relh:+ / $relh}"
 	done <"$raw"
 } >"$out"
 cat "$out"

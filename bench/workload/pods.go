@@ -209,6 +209,12 @@ func (s *PodServer) appendJSON(buf []byte, i, rv int) []byte {
 	return AppendPod(buf, i, rv)
 }
 
+// Watches returns how many watch requests the server has served (a
+// refused streaming list and a 410 Gone from ExpireWatches not counted):
+// a client that relisted after an expiry has finished its list when this
+// grows.
+func (s *PodServer) Watches() int32 { return s.watches.Load() }
+
 // StartEvents lets the first watch stream its events.
 func (s *PodServer) StartEvents() { s.startOnce.Do(func() { close(s.start) }) }
 

@@ -28,7 +28,7 @@ var timeoutSeconds = regexp.MustCompile(`timeoutSeconds=[0-9]+`)
 // server's own continue token and nothing else; each watch starts from
 // its list's resourceVersion.
 func TestDefaultListRequests(t *testing.T) {
-	const total = 40000
+	const total = 9500
 	var (
 		mu       sync.Mutex
 		requests []url.Values
@@ -108,11 +108,9 @@ func TestDefaultListRequests(t *testing.T) {
 		"limit=500",
 		"continue=srv-500&limit=1000",
 		"continue=srv-1500&limit=2000",
-		"continue=srv-3500&limit=4000",
-		"continue=srv-7500&limit=8000",
-		"continue=srv-15500&limit=10000",
-		"continue=srv-25500&limit=10000",
-		"continue=srv-35500&limit=10000",
+		"continue=srv-3500&limit=2000",
+		"continue=srv-5500&limit=2000",
+		"continue=srv-7500&limit=2000",
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -144,10 +142,10 @@ func TestGrowingPageTokens(t *testing.T) {
 		want string
 	}{
 		{500, time.Millisecond, "abc", "informer.page=1000;abc"},
-		{8000, time.Millisecond, "abc", "informer.page=10000;abc"},
-		{MaxGrownPageSize, time.Millisecond, "abc", "informer.page=10000;abc"},
-		{2000, growPagesWithin, "abc", "informer.page=2000;abc"},
-		{2000, time.Minute, "a;b", "informer.page=2000;a;b"},
+		{1500, time.Millisecond, "abc", "informer.page=2000;abc"},
+		{MaxGrownPageSize, time.Millisecond, "abc", "informer.page=2000;abc"},
+		{1000, growPagesWithin, "abc", "informer.page=1000;abc"},
+		{1000, time.Minute, "a;b", "informer.page=1000;a;b"},
 		{500, time.Millisecond, "", ""}, // the last page
 	}
 	for _, tt := range next {
@@ -168,7 +166,7 @@ func TestGrowingPageTokens(t *testing.T) {
 		{"informer.page=x;abc", 0, "informer.page=x;abc"},
 		{"informer.page=0;abc", 0, "informer.page=0;abc"},
 		{"informer.page=-5;abc", 0, "informer.page=-5;abc"},
-		{"informer.page=10001;abc", 0, "informer.page=10001;abc"},
+		{"informer.page=2001;abc", 0, "informer.page=2001;abc"},
 	}
 	for _, tt := range parse {
 		size, srv := pageRequest(tt.token)
@@ -192,7 +190,7 @@ func TestFixedPagesKeepServerTokens(t *testing.T) {
 	if err != nil || page.Continue != "srv-tok" {
 		t.Fatalf("continue %q, %v; want the server's srv-tok", page.Continue, err)
 	}
-	page, err = src.List(t.Context(), informer.ListOptions{Continue: "informer.page=4000;srv-tok"})
+	page, err = src.List(t.Context(), informer.ListOptions{Continue: "informer.page=1000;srv-tok"})
 	if err != nil || page.Continue != "srv-tok" {
 		t.Fatalf("continue %q, %v; want the server's srv-tok", page.Continue, err)
 	}

@@ -43,9 +43,10 @@ const (
 const maxErrorBody = 1 << 20
 
 // Options configures a Source. The zero value means the documented
-// defaults: all namespaces, no selectors, pages growing from 500 to
-// 10,000 objects, a 60 s timeout per
-// List, objects up to 64 MiB, 50 requests a second with bursts of 100.
+// defaults: all namespaces, no selectors, an informer's first list in one
+// response and relists in pages growing from 500 to 2,000 objects, a 60 s
+// timeout per List, objects up to 64 MiB, 50 requests a second with
+// bursts of 100.
 type Options struct {
 	// Namespace restricts the Source to one namespace; "" means all
 	// namespaces, and must be used for cluster-scoped resources.
@@ -67,7 +68,7 @@ type Options struct {
 	// failed, which a collection too large for the server's or
 	// ListTimeout's time would every time) in pages that grow: DefaultPageSize (500) items
 	// first, then twice as many each page, as long as the page before
-	// came back within a second, up to MaxGrownPageSize (10,000). A
+	// came back within a second, up to MaxGrownPageSize (2,000). A
 	// ListOptions.Limit above zero (ReflectorOptions.PageSize) wins, and
 	// a negative one (informer.NoLimit) always means no limit.
 	//
@@ -77,9 +78,10 @@ type Options struct {
 	// consistent list, the current state (resourceVersion ""). Paging
 	// exists to bound memory: a relist decodes the new state while the
 	// cache still holds the old one, so relists come in pages, grown to
-	// cut round trips (20,000 ConfigMaps take 6 requests instead of 40 at
-	// 500 a page; no page holds more than 10,000 objects, 2% of 500,000
-	// pods). The first list has no old state beside it, so it asks for
+	// cut round trips (20,000 ConfigMaps take 12 requests instead of 40
+	// at 500 a page), but no larger than 2,000 objects, so that what a
+	// page holds beside the cache stays small (4% of 50,000 pods; see
+	// MaxGrownPageSize). The first list has no old state beside it, so it asks for
 	// everything at once: kube-apiserver 1.37 serves a consistent list
 	// from its watch cache (ConsistentListFromCache) in one response as
 	// fast as client-go's resourceVersion "0", while its paged
