@@ -34,13 +34,14 @@ func (e *Elector) acquire(ctx context.Context) bool {
 		out, err := e.tryAcquireOrRenew(actx, start)
 		cancel()
 		if out == acquired {
+			e.answered()
 			e.until = start.Add(e.opts.RenewDeadline)
 			return true
 		}
 		if ctx.Err() != nil {
 			return false
 		}
-		e.logAttempt(out, err)
+		e.logAttempt(out, err, false)
 		wait := e.opts.RetryPeriod + time.Duration(rand.Float64()*jitter*float64(e.opts.RetryPeriod))
 		if out == heldByOther {
 			// Try the moment the lease expires, if that comes first.
@@ -108,7 +109,11 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 		}
 		start := time.Now()
 		if !start.Before(e.until) {
-			stop(fmt.Errorf("%w: not renewed within %s", ErrLeaseLost, e.opts.RenewDeadline))
+			reason := fmt.Errorf("%w: not renewed within %s", ErrLeaseLost, e.opts.RenewDeadline)
+			if last := e.LastError(); last != nil {
+				reason = fmt.Errorf("%w: not renewed within %s: %w", ErrLeaseLost, e.opts.RenewDeadline, last)
+			}
+			stop(reason)
 			return true
 		}
 		rctx, rcancel := context.WithDeadline(ctx, e.until)
@@ -116,6 +121,7 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 		rcancel()
 		switch {
 		case out == acquired:
+			e.answered()
 			e.until = start.Add(e.opts.RenewDeadline)
 			timer.Reset(e.opts.RetryPeriod)
 			continue
@@ -124,10 +130,11 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 			e.release(ctx)
 			return false
 		case out == heldByOther || out == lostRace:
+			e.answered()
 			stop(fmt.Errorf("%w: %s holds the lease", ErrLeaseLost, e.observed.Holder()))
 			return true
 		}
-		e.logAttempt(out, err)
+		e.logAttempt(out, err, true)
 		timer.Reset(max(0, min(e.opts.RetryPeriod, time.Until(e.until))))
 	}
 }
@@ -289,15 +296,19 @@ func (e *Elector) setLeads(v bool) {
 	e.mu.Unlock()
 }
 
-// logAttempt logs a failed attempt at Debug.
-func (e *Elector) logAttempt(out outcome, err error) {
+// logAttempt records an attempt that did not acquire or renew the lease:
+// one the server answered (held by another, a race lost) at Debug, a
+// failed one through failedAttempt.
+func (e *Elector) logAttempt(out outcome, err error, leading bool) {
 	switch out {
 	case heldByOther:
+		e.answered()
 		e.log.Debug("leaderelection: the lease is held", "leader", e.observed.Holder(), "expires", e.expiry().Format(time.RFC3339Nano))
 	case lostRace:
+		e.answered()
 		e.log.Debug("leaderelection: another candidate wrote the lease first", "err", err)
 	case failed:
-		e.log.Debug("leaderelection: request failed", "err", err)
+		e.failedAttempt(err, leading)
 	}
 }
 

@@ -29,9 +29,13 @@ type LeaseClient interface {
 }
 
 // NewLeaseClient returns a LeaseClient for the Leases of cfg's server,
-// through a kube.Client made with opts (set opts.HTTPClient and
-// opts.RateLimiter to share those of the rest of the program). It sends
-// nothing until used.
+// through a kube.Client made with opts. It sends nothing until used.
+//
+// Give the lease a rate limiter of its own: leave opts.RateLimiter nil
+// (the client then makes one, of opts.QPS and opts.Burst) and share only
+// the connection pool (opts.HTTPClient). A renewal queued behind a burst
+// of the program's own writes on a shared limiter can miss RenewDeadline,
+// and the leader then steps down for nothing.
 func NewLeaseClient(cfg *kube.Config, opts kube.ClientOptions) (LeaseClient, error) {
 	c, err := kube.NewClient[*Lease](cfg, kube.Resource{Group: Leases.Group, Version: Leases.Version, Resource: Leases.Resource, Kind: Leases.Kind}, opts)
 	if err != nil {
@@ -40,9 +44,10 @@ func NewLeaseClient(cfg *kube.Config, opts kube.ClientOptions) (LeaseClient, err
 	return LeaseClientOf(c), nil
 }
 
-// LeaseClientOf returns the LeaseClient of a kube.Client of Leases, such
-// as typed.NewClient(f, Leases) makes on a factory's connection pool and
-// rate limiter.
+// LeaseClientOf returns the LeaseClient of a kube.Client of Leases. The
+// client should have a rate limiter of its own, not one shared with the
+// program's other requests (as typed.NewClient's clients share the
+// factory's): see NewLeaseClient, which makes such a client.
 func LeaseClientOf(c *kube.Client[*Lease]) LeaseClient { return leaseClient{c} }
 
 type leaseClient struct{ c *kube.Client[*Lease] }

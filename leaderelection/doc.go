@@ -3,7 +3,7 @@
 // leader election does, without client-go: an Elector campaigns for the
 // lease and runs a function while it holds it.
 //
-//	lc, _ := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{})
+//	lc, _ := leaderelection.NewLeaseClient(cfg, kube.ClientOptions{}) // a rate limiter of its own
 //	el, _ := leaderelection.New(lc, leaderelection.Options{Namespace: "kube-system", Name: "my-controller"})
 //	err := el.Run(ctx, func(ctx context.Context) {
 //		// lead until ctx ends
@@ -27,7 +27,13 @@
 //     does not answer delays Run's return by ReleaseTimeout (2 s) at most.
 //   - The transitions are logged (log/slog) and reported to the
 //     OnNewLeader and OnStoppedLeading callbacks; Leader and IsLeader say
-//     the current state.
+//     the current state. Attempts that fail (a 403 for want of RBAC on
+//     leases, a server out of reach) are logged at Warn, summarised, and
+//     LastError and Health say why a candidate does not lead: serve
+//     Health().Err() on /healthz.
+//   - The function may run a workqueue.Queue that lives across terms:
+//     Queue.Run returns when the term's context ends and runs again in
+//     the next term, with what was queued meanwhile.
 //
 // Because RenewDeadline < LeaseDuration, a leader cut off from the server
 // stops before any other candidate may start: there are never two leaders

@@ -68,8 +68,11 @@ type Options struct {
 	// DefaultRetryPeriod (2 s).
 	RetryPeriod time.Duration
 	// Logger receives the transitions (this candidate leads, loses or
-	// releases the lease; another leads) at Info, and failed requests at
-	// Debug, with the lease and the identity. nil means slog.Default().
+	// releases the lease; another leads) at Info, and attempts to acquire
+	// or renew the lease that fail (a 403 without RBAC on leases, a server
+	// out of reach) at Warn, summarised: the first at once, then one line
+	// a minute while they go on, then the recovery at Info. Every line
+	// names the lease and the identity. nil means slog.Default().
 	Logger *slog.Logger
 	// OnNewLeader, when set, is called with the identity of the holder
 	// each time this candidate sees it change, its own included, "" when
@@ -106,10 +109,17 @@ type Elector struct {
 	observed     *Lease    // the lease as last seen
 	observedTime time.Time // when it was last seen to change, by our clock
 	until        time.Time // when leading, the end of our leadership
+	// The last summary of a run of failures that was logged, and the
+	// number of failures then.
+	loggedAt       time.Time
+	loggedFailures int
 
-	mu     sync.Mutex
-	leader string // the holder last seen
-	leads  bool
+	mu           sync.Mutex
+	leader       string // the holder last seen
+	leads        bool
+	failures     int       // attempts failed in a row
+	failingSince time.Time // when the first of them failed
+	lastErr      error     // the error of the last of them
 }
 
 // New returns an Elector for the lease in opts, reading and writing it

@@ -69,8 +69,9 @@ func Example() {
 // A controller built on a typed.Factory elects its leader through the
 // factory's connection pool. The lease keeps a rate limiter of its own
 // (NewLeaseClient with the factory's HTTP client), so that a burst of the
-// controller's writes never delays a renewal; LeaseClientOf(
-// typed.NewClient(f, leaderelection.Leases)) would share the factory's.
+// controller's writes never delays a renewal (do not use
+// LeaseClientOf(typed.NewClient(f, leaderelection.Leases)), which would
+// share the factory's).
 func ExampleNewLeaseClient() {
 	ctx := context.Background()
 	cfg, err := kube.Default()

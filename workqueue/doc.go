@@ -21,7 +21,8 @@
 //     time.
 //  6. Get waits event-driven, and returns when a key arrives, when ctx ends
 //     or when the queue is shut down and empty. Run returns when ctx ends
-//     with no goroutine left; the queue starts none of its own (the delay
+//     with no goroutine left, and leaves the queue's keys for the next Run
+//     (a leader's next term); the queue starts none of its own (the delay
 //     timer's callback runs only when a key is due, and not after
 //     ShutDown).
 //  7. Steady-state Add, Get and Done allocate nothing; callbacks (metrics,

@@ -24,16 +24,22 @@ func (e *PanicError) Error() string {
 }
 
 // Run processes the queue with the given number of workers (at least
-// one) until ctx ends, then shuts the queue down and returns ctx's error
-// once every worker has returned: no goroutine is left behind. It returns
-// nil if the queue was shut down by someone else and drained first.
+// one) until ctx ends or the queue is shut down, and returns once every
+// worker has returned: no goroutine is left behind. When ctx ends, each
+// worker finishes the key it holds (its reconcile sees ctx cancelled)
+// and Run returns context.Cause(ctx), leaving the queue as it is: keys
+// queued, delayed or backing off stay, Add goes on queuing, and the next
+// Run picks them up. So one queue serves every term of a leader
+// (leaderelection.Elector.Run calls Run again after a lost and regained
+// lease). Run returns nil once the queue is shut down (ShutDown) and
+// drained.
 //
 // Each worker takes a key with Get, calls reconcile(ctx, key) and calls
 // Done. A nil error forgets the key's backoff (Forget); an error, or a
 // panic (recovered and reported as a *PanicError), is passed to
 // Options.OnError, logged with the key and the number of retries, and the
 // key is added back with AddRateLimited. The queue guarantees that no key
-// is reconciled by two workers at once.
+// is reconciled by two workers at once, also across Runs.
 func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx context.Context, key K) error) error {
 	workers = max(workers, 1)
 	var wg sync.WaitGroup
@@ -49,7 +55,6 @@ func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx cont
 		})
 	}
 	wg.Wait()
-	q.ShutDown()
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}

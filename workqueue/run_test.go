@@ -58,8 +58,8 @@ func TestRunRetriesWithBackoffAndForgets(t *testing.T) {
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Errorf("Run = %v", err)
 		}
-		if !q.ShuttingDown() {
-			t.Error("Run returned without shutting the queue down")
+		if q.ShuttingDown() {
+			t.Error("Run shut the queue down: it could not run again")
 		}
 	})
 }
@@ -145,6 +145,67 @@ func TestRunReturnsWithNoGoroutineLeft(t *testing.T) {
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run = %v", err)
+		}
+	})
+}
+
+// One queue serves two terms of a leader: Run returns when the first
+// term's context ends, keeps what was queued, delayed or backing off
+// meanwhile, and a second Run reconciles it. With the old Run, which shut
+// the queue down, the second Run returned nil at once.
+func TestRunAgainAfterContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var seen []string
+		failOnce := true
+		q := workqueue.New(workqueue.Options[string]{
+			RateLimiter: workqueue.ExponentialBackoff[string](time.Second, time.Minute),
+			Logger:      slog.New(slog.DiscardHandler),
+		})
+		reconcile := func(_ context.Context, key string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, key)
+			if key == "flaky" && failOnce {
+				failOnce = false
+				return errors.New("not yet")
+			}
+			return nil
+		}
+		term := func(keys ...string) error {
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- q.Run(ctx, 2, reconcile) }()
+			for _, k := range keys {
+				q.Add(k)
+			}
+			synctest.Wait()
+			cancel()
+			return <-done
+		}
+		if err := term("a", "flaky"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("first term: Run = %v", err)
+		}
+		// Between terms: a change, and a key delayed; "flaky" backs off.
+		q.Add("b")
+		q.AddAfter("c", time.Minute)
+		time.Sleep(2 * time.Minute)
+		if err := term(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("second term: Run = %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if got, want := fmt.Sprint(seen), "[a flaky b flaky c]"; got != want {
+			// b was added at once, flaky's retry was due after a second
+			// and c after a minute.
+			t.Errorf("reconciled %v, want %v", got, want)
+		}
+		if q.ShuttingDown() || q.Len() != 0 {
+			t.Errorf("after two terms: ShuttingDown %v, Len %d", q.ShuttingDown(), q.Len())
+		}
+		q.ShutDown()
+		if err := q.Run(t.Context(), 1, reconcile); err != nil {
+			t.Errorf("Run of a shut down, drained queue = %v, want nil", err)
 		}
 	})
 }
