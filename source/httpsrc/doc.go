@@ -32,7 +32,9 @@
 // page's URL, absolute or relative (Django REST's "next"; see
 // Options.Paging); or they are numbered (PagingNumber: ?page=2, 3...). A
 // next page is requested on the list's scheme and host, whatever host its
-// URL names. Every page of one list
+// URL names. A Link header is parsed by RFC 8288's grammar (its URLs may
+// hold commas); paging that cannot be followed (a next link that does not
+// parse) fails the list with ErrBadPaging, never ends it early. Every page of one list
 // must show the same state (the first page's version), as Kubernetes
 // guarantees: a service whose later pages show newer states makes the
 // informer replay, after the list, changes it has already seen, and its
@@ -144,5 +146,6 @@
 // followed by anything but white space), and a 304 Not Modified to a
 // request that was not conditional (a confused proxy): taken as an empty
 // list it would delete every object. Authentication goes in
-// Options.Client's Transport or in Options.Header.
+// Options.Header (what it sets is removed on a redirect to another host)
+// or in Options.Client's Transport.
 package httpsrc

@@ -28,6 +28,13 @@ var (
 	// backoff while LastError says why.
 	ErrPageRepeated = errors.New("httpsrc: the next page repeats the page before")
 
+	// ErrBadPaging marks a list whose next page cannot be found: a Link
+	// header that mentions "next" but does not parse (RFC 8288), or a next
+	// page's URL that does not parse. The list fails rather than end
+	// early, which would delete the later pages' objects; the reflector
+	// retries it with backoff while LastError says why.
+	ErrBadPaging = errors.New("httpsrc: the next page cannot be followed")
+
 	errNotArray = errors.New("the items are not a JSON array")
 	// errMalformedList marks a list body whose JSON is malformed around
 	// its items.

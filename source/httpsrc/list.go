@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
@@ -173,26 +172,6 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 		}
 	}
 	return page, hashes, nil
-}
-
-// linkNext returns the URL of a Link header's rel="next", or "".
-func linkNext(h http.Header) string {
-	for _, v := range h.Values("Link") {
-		for part := range strings.SplitSeq(v, ",") {
-			segs := strings.Split(part, ";")
-			target := strings.TrimSpace(segs[0])
-			if !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
-				continue
-			}
-			for _, p := range segs[1:] {
-				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-				if strings.EqualFold(k, "rel") && strings.Contains(" "+strings.Trim(val, `"`)+" ", " next ") {
-					return target[1 : len(target)-1]
-				}
-			}
-		}
-	}
-	return ""
 }
 
 // errAfterValue is what wholeBody says of data after the body's value.

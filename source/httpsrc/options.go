@@ -107,9 +107,11 @@ type Options[T informer.Object] struct {
 	// by default, a token sent as the ContinueParam query parameter, or,
 	// when it is an absolute http(s) URL, the next page's URL (Django
 	// REST's "next"). A Link header with rel="next" is followed whatever
-	// Next says. A next page is always on the list's scheme and host: a
-	// URL elsewhere fails the list rather than send Header's credentials
-	// there.
+	// Next says. A next page is always requested on the list's scheme and
+	// host, with the path and query of its URL, whatever host the URL
+	// names (a service behind a proxy often names its own address). A
+	// next URL or Link header that does not parse fails the list
+	// (ErrBadPaging), never ends it early.
 	Next          string
 	ContinueParam string
 	// Paging says how a list's pages follow each other; PagingAuto by
@@ -157,11 +159,18 @@ type Options[T informer.Object] struct {
 	// Modified costs almost nothing; anything else, a whole list.
 	PollInterval time.Duration
 
-	// Client sends the requests; nil means http.DefaultClient. Put
-	// authentication in its Transport, or in Header.
+	// Client sends the requests; nil means http.DefaultClient. The Source
+	// uses a copy whose CheckRedirect removes credentials on a redirect to
+	// another host (see Header), then applies Client's own. Put
+	// authentication in Header, or in its Transport (which then answers
+	// for where it sends it).
 	Client *http.Client
 	// Header, when set, is called on every request before it is sent, to
-	// add authentication or other headers.
+	// add authentication or other headers. What it sets never leaves the
+	// request's host: on a redirect to another scheme or host:port, the
+	// headers it set, and Authorization, Proxy-Authorization and Cookie,
+	// are removed (net/http alone keeps custom headers such as X-Api-Key,
+	// and keeps the others on a subdomain).
 	Header func(*http.Request) error
 	// ListTimeout bounds a list request; DefaultListTimeout (1 min) by
 	// default, negative for none.

@@ -85,7 +85,11 @@ func (s *Source[T]) nextPage(u *url.URL, header http.Header, next, cont string, 
 }
 
 func (s *Source[T]) nextToken(u *url.URL, header http.Header, next, cont string, items int, data []byte) (string, error) {
-	if link := linkNext(header); link != "" {
+	link, err := linkNext(header)
+	if err != nil {
+		return "", fmt.Errorf("httpsrc: list %s: %w", u.Path, err)
+	}
+	if link != "" {
 		return nextURL(u, link)
 	}
 	switch s.opts.Paging {
@@ -122,7 +126,7 @@ func (s *Source[T]) nextToken(u *url.URL, header http.Header, next, cont string,
 func nextURL(u *url.URL, ref string) (string, error) {
 	next, err := u.Parse(ref)
 	if err != nil {
-		return "", fmt.Errorf("httpsrc: list %s: the next page's URL does not parse: %w", u.Path, errors.Unwrap(err))
+		return "", fmt.Errorf("%w: list %s: the next page's URL does not parse: %w", ErrBadPaging, u.Path, errors.Unwrap(err))
 	}
 	return linkPrefix + next.RequestURI(), nil
 }

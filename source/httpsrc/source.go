@@ -54,11 +54,9 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source[T]{opts: opts, client: opts.Client, dec: dec}
+	s := &Source[T]{opts: opts, dec: dec}
 	s.opts.Types = lowerTypes(opts.Types)
-	if s.client == nil {
-		s.client = http.DefaultClient
-	}
+	s.client = withRedirectCheck(opts.Client)
 	if s.opts.MaxObjectBytes <= 0 {
 		s.opts.MaxObjectBytes = DefaultMaxObjectBytes
 	}
@@ -152,7 +150,8 @@ func redact(raw string) string {
 // seconds late or not until the stream ends. Options.Header may still ask
 // for it; a gzipped answer is read either way.
 func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.Header) (*http.Response, io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	added := new(addedHeaders)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, addedHeadersKey{}, added), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,9 +164,11 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 		req.Header.Set("Accept-Encoding", "gzip")
 	}
 	if s.opts.Header != nil {
+		before := req.Header.Clone()
 		if err := s.opts.Header(req); err != nil {
 			return nil, nil, fmt.Errorf("httpsrc: %s: Options.Header: %w", op, err)
 		}
+		added.note(before, req.Header)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
