@@ -12,6 +12,11 @@ type EnqueueOptions[T informer.Object] struct {
 	// the old or the new state (so an object leaving the filtered set is
 	// reconciled once more).
 	Filter func(obj T) bool
+	// Update, when set, decides which updates are enqueued at all, from
+	// the old and the new state (before Filter): for example
+	// controller.GenerationChanged, to skip changes of status and
+	// metadata. Adds and deletes are always enqueued.
+	Update func(old, new T) bool
 	// Key maps an object to the key to enqueue, for example its owner's
 	// namespace/name; ok false enqueues nothing. An update whose old and
 	// new states map to different keys enqueues both. Nil means
@@ -29,7 +34,7 @@ type EnqueueOptions[T informer.Object] struct {
 // with informer.WaitForCacheSync before starting workers if they must see
 // a synced cache, and remove it to stop enqueuing.
 func Enqueue[T informer.Object](inf *informer.Informer[T], q *Queue[string], opts EnqueueOptions[T]) (*informer.Registration[T], error) {
-	e := enqueuer[T]{q: q, filter: opts.Filter, key: opts.Key, custom: opts.Key != nil}
+	e := enqueuer[T]{q: q, filter: opts.Filter, update: opts.Update, key: opts.Key, custom: opts.Key != nil}
 	if e.key == nil {
 		e.key = func(obj T) (string, bool) {
 			k, err := informer.MetaKey(obj)
@@ -43,6 +48,7 @@ func Enqueue[T informer.Object](inf *informer.Informer[T], q *Queue[string], opt
 type enqueuer[T informer.Object] struct {
 	q      *Queue[string]
 	filter func(T) bool
+	update func(old, new T) bool
 	key    func(T) (string, bool)
 	custom bool // key is the user's: old and new may map to different keys
 }
@@ -60,6 +66,9 @@ func (e enqueuer[T]) OnAdd(obj T, _ bool) {
 }
 
 func (e enqueuer[T]) OnUpdate(old, new T) {
+	if e.update != nil && !e.update(old, new) {
+		return
+	}
 	newKey, added := "", false
 	if e.filter == nil || e.filter(new) {
 		if newKey, added = e.key(new); added {

@@ -73,3 +73,17 @@ func ExampleQueue_AddRateLimited() {
 	// 3
 	// 0
 }
+
+// A reconcile that is done for now but wants to look again later returns
+// RequeueAfter: the key comes back after the delay, and it is not a
+// failure (no backoff, no log, no OnError).
+func ExampleRequeueAfter() {
+	q := workqueue.New(workqueue.Options[string]{Name: "certificates"})
+	reconcile := func(ctx context.Context, key string) error {
+		// ... renew the certificate if it expires within a week ...
+		return workqueue.RequeueAfter(24 * time.Hour) // check again tomorrow
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // (a program runs until it stops)
+	_ = q.Run(ctx, 1, reconcile)
+}

@@ -35,7 +35,9 @@ func (e *PanicError) Error() string {
 // drained.
 //
 // Each worker takes a key with Get, calls reconcile(ctx, key) and calls
-// Done. A nil error forgets the key's backoff (Forget); an error, or a
+// Done. A nil error forgets the key's backoff (Forget); a *Requeue
+// (RequeueAfter) forgets it too and adds the key back after its delay,
+// not as a failure; another error, or a
 // panic (recovered and reported as a *PanicError), is passed to
 // Options.OnError, logged with the key and the number of retries, and the
 // key is added back with AddRateLimited. The queue guarantees that no key
@@ -68,6 +70,12 @@ func (q *Queue[K]) work(ctx context.Context, key K, reconcile func(context.Conte
 	err := call(ctx, key, reconcile)
 	if err == nil {
 		q.Forget(key)
+		return
+	}
+	var rq *Requeue
+	if errors.As(err, &rq) {
+		q.Forget(key)
+		q.AddAfter(key, rq.After)
 		return
 	}
 	if q.opts.OnError != nil {
