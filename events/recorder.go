@@ -90,6 +90,9 @@ type Options struct {
 	// (Debug), naming the regarding object and the reason, never the
 	// note. nil means slog.Default().
 	Logger *slog.Logger
+	// Metrics receives the counts of Stats as they happen; its zero value
+	// reports nothing.
+	Metrics Metrics
 }
 
 // Stats counts what a Recorder did with the events it was given.
@@ -238,6 +241,7 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 		r.mu.Lock()
 		r.stats.Invalid++
 		r.mu.Unlock()
+		r.opts.Metrics.dropped(DropInvalid)
 		r.log.Warn("events: invalid event not recorded", "regarding", regarding.String(), "type", eventtype, "reason", reason, "action", action)
 		return
 	}
@@ -254,6 +258,7 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 			r.enqueueLocked(e, false) // the first repeat is written at once
 		}
 		r.mu.Unlock()
+		r.opts.Metrics.aggregated()
 		return
 	} else if e != nil {
 		r.forgetLocked(e)
@@ -261,6 +266,7 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 	if !r.takeLocked(key.regarding, now) {
 		r.stats.Filtered++
 		r.mu.Unlock()
+		r.opts.Metrics.dropped(DropSpam)
 		r.log.Debug("events: filtered as spam", "regarding", regarding.String(), "reason", reason)
 		return
 	}
@@ -286,6 +292,7 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 	if !r.enqueueLocked(e, true) {
 		first := r.stats.Dropped-r.logged == 1
 		r.mu.Unlock()
+		r.opts.Metrics.dropped(DropQueueFull)
 		if first {
 			r.log.Warn("events: queue full, dropping events", "queueSize", r.opts.QueueSize, "regarding", regarding.String(), "reason", reason)
 		}

@@ -119,6 +119,7 @@ func (r *Recorder) write(ctx context.Context, e *entry, attempts int) bool {
 				r.forgetLocked(e)
 			}
 			r.mu.Unlock()
+			r.opts.Metrics.dropped(DropFailed)
 			r.log.Warn("events: could not write an event", "regarding", ev.Regarding.String(), "reason", ev.Reason, "attempts", try, "err", err)
 			return false
 		}
@@ -179,11 +180,12 @@ func (r *Recorder) writeOnce(ctx context.Context, e *entry) error {
 		return err
 	}
 	r.sent(e, count, got.Name)
-	r.mu.Lock()
 	if !created {
+		r.mu.Lock()
 		r.stats.Recorded++
+		r.mu.Unlock()
+		r.opts.Metrics.recorded()
 	}
-	r.mu.Unlock()
 	r.log.Debug("events: recorded", "regarding", ev.Regarding.String(), "reason", ev.Reason, "event", got.Name)
 	return nil
 }

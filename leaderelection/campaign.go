@@ -33,6 +33,7 @@ func (e *Elector) acquire(ctx context.Context) bool {
 		actx, cancel := context.WithTimeout(ctx, e.opts.RenewDeadline)
 		out, err := e.tryAcquireOrRenew(actx, start)
 		cancel()
+		e.opts.Metrics.attempt(false, start, out, err)
 		if out == acquired {
 			e.answered()
 			e.until = start.Add(e.opts.RenewDeadline)
@@ -64,6 +65,7 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 	leadCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	e.setLeads(true)
+	e.opts.Metrics.leading(true)
 	e.log.Info("leaderelection: leading", "until", e.until.Format(time.RFC3339Nano))
 	done := make(chan struct{})
 	go func() {
@@ -80,6 +82,7 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 		cancel(reason)
 		<-done
 		e.setLeads(false)
+		e.opts.Metrics.leading(false)
 		switch {
 		case errors.Is(reason, ErrLeaseLost):
 			e.log.Info("leaderelection: stopped leading", "reason", reason)
@@ -119,6 +122,7 @@ func (e *Elector) lead(ctx context.Context, fn func(context.Context)) (again boo
 		rctx, rcancel := context.WithDeadline(ctx, e.until)
 		out, err := e.tryAcquireOrRenew(rctx, start)
 		rcancel()
+		e.opts.Metrics.attempt(true, start, out, err)
 		switch {
 		case out == acquired:
 			e.answered()
@@ -263,6 +267,7 @@ func (e *Elector) observe(l *Lease, now time.Time) {
 	} else if holder != e.opts.Identity {
 		e.log.Info("leaderelection: new leader", "leader", holder)
 	}
+	e.opts.Metrics.transition(holder)
 	if f := e.opts.OnNewLeader; f != nil {
 		f(holder)
 	}

@@ -84,6 +84,9 @@ type Options struct {
 	// ErrLeaseLost, ErrStopped, or nil when the function returned on its
 	// own. It runs on the goroutine of Run, before the lease is released.
 	OnStoppedLeading func(reason error)
+	// Metrics receives measurements: leading or not, transitions, and
+	// the latency of each attempt; its zero value measures nothing.
+	Metrics Metrics
 }
 
 // Elector campaigns for a Lease and runs a function while it holds it.
