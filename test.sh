@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-modules=(bench examples typed/builtin interop .) # the root last: its results close the output
+modules=(bench examples typed/builtin interop metrics .) # the root last: its results close the output
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then

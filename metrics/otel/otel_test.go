@@ -1,0 +1,108 @@
+package otel_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/informer-go/informer/events"
+	infotel "github.com/informer-go/informer/metrics/otel"
+	"github.com/informer-go/informer/workqueue"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// A queue and a recorder record through an SDK MeterProvider; a manual
+// reader collects exactly what happened.
+func TestRecordedThroughTheSDK(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	m, err := infotel.New(provider.Meter("github.com/informer-go/informer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	q := workqueue.New(workqueue.Options[string]{Metrics: infotel.Workqueue[string](m, "widgets"), Logger: quiet,
+		RateLimiter: workqueue.ExponentialBackoff[string](time.Millisecond, time.Millisecond)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls sync.WaitGroup
+	calls.Add(2)
+	failed := false
+	go q.Run(ctx, 1, func(context.Context, string) error {
+		defer calls.Done()
+		if !failed {
+			failed = true
+			return errors.New("once")
+		}
+		return nil
+	})
+	q.Add("a")
+	calls.Wait()
+	rec, _ := events.NewRecorder(nil2{}, events.Options{ReportingController: "example.com/c", Metrics: m.Events("c"), Logger: quiet})
+	rec.Eventf(events.ObjectReference{Kind: "ConfigMap", Name: "a"}, nil, "Odd", "R", "A", "")
+	el := m.LeaderElection("lease")
+	el.Leading(true)
+	el.Attempt(true, 3*time.Millisecond, errors.New("403"))
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			switch d := mt.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += float64(p.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] = float64(p.Value)
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += float64(p.Count)
+				}
+			}
+		}
+	}
+	for k, want := range map[string]float64{
+		"workqueue.adds{name=widgets}":                          2,
+		"workqueue.retries{name=widgets}":                       1,
+		"workqueue.work.duration{name=widgets}":                 2,
+		"workqueue.depth{name=widgets}":                         0,
+		"events_recorder.dropped{name=c,reason=invalid}":        1,
+		"leader_election.master_status{name=lease}":             1,
+		"leader_election.attempt.duration{name=lease,op=renew}": 1,
+		"leader_election.attempt.failures{name=lease,op=renew}": 1,
+	} {
+		if v, ok := got[k]; !ok || v != want {
+			t.Errorf("%s = %v (recorded: %v), want %v", k, v, ok, want)
+		}
+	}
+}
+
+func attrs(s attribute.Set) string {
+	out := "{"
+	for i, kv := range s.ToSlice() {
+		if i > 0 {
+			out += ","
+		}
+		out += string(kv.Key) + "=" + kv.Value.Emit()
+	}
+	return out + "}"
+}
+
+// nil2 is an EventClient that is never called (no Run).
+type nil2 struct{}
+
+func (nil2) Create(context.Context, *events.Event) (*events.Event, error) { return nil, nil }
+func (nil2) Patch(context.Context, string, string, []byte) (*events.Event, error) {
+	return nil, nil
+}
