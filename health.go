@@ -44,6 +44,22 @@ type Health struct {
 	// The reflector lists again within a second of the first (see
 	// ErrSkippedEvents), and the list sets it back to 0.
 	SkippedEvents int
+	// Mutations counts the writes into cached objects that the Source
+	// found since Run started (source/kube's sharing guard: a value that
+	// cached objects share no longer matched the bytes it was decoded
+	// from; the Source decoded those bytes afresh, evicted the written
+	// value and reported it through Report). Objects decoded after it
+	// hold what the server sent; those that held the written value when
+	// it was written (the one written into, and any sharing the value)
+	// keep it until their next change. The cache stays current, so it
+	// does not make Healthy false; a program that writes into cached
+	// objects has a bug to fix (copy, then write).
+	Mutations int
+	// LastMutation is the error of the last of them (a *SourceError
+	// wrapping an error that matches ErrObjectMutated and names the
+	// resource, the object being decoded and the field path, never the
+	// value); nil if none.
+	LastMutation error
 }
 
 // HealthState is what a reflector is doing; see Health.
@@ -105,6 +121,9 @@ func (h Health) String() string {
 	if h.SkippedEvents > 0 {
 		s += fmt.Sprintf(" skipped_events=%d", h.SkippedEvents)
 	}
+	if h.Mutations > 0 {
+		s += fmt.Sprintf(" mutations=%d", h.Mutations)
+	}
 	if h.LastError != nil {
 		s += fmt.Sprintf(" last_error=%q", h.LastError.Error())
 	}
@@ -163,6 +182,9 @@ func (r *Reflector[T]) Health() Health {
 		h.ConsecutiveFailures = 0
 	} else {
 		h.LastError = r.lastErr.get()
+	}
+	if n := r.reports.mutations.Load(); n > 0 {
+		h.Mutations, h.LastMutation = int(n), r.reports.last.Load()
 	}
 	if first, n := r.skips.get(); first != nil && n > 0 {
 		// The cache may lack changes until the relist under way; a

@@ -30,6 +30,7 @@ type Reflector[T Object] struct {
 	order      versionOrder // the Source's (VersionComparer), or nil
 	lastErr    lastError
 	skips      skippedEvents // since the last list
+	reports    reports       // what the Source reported (Report)
 	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
 
 	noWatchList bool      // streaming lists are off
@@ -183,7 +184,7 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	if s.cont == "" {
 		r.sink.BeginReplace()
 	}
-	page, err := r.src.List(ctx, opts)
+	page, err := r.src.List(r.withReports(ctx, "list", s.listRV), opts)
 	if err != nil {
 		if opts.Initial && s.cont == "" && ctx.Err() == nil {
 			// A first list in one response that fails (a collection too

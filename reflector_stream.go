@@ -86,7 +86,7 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 	st.ctx, st.started = wctx, time.Now()
 	st.activity.start(&r.activity)
 	defer st.activity.stop()
-	w, err := r.src.Watch(wctx, WatchOptions{
+	w, err := r.src.Watch(r.withReports(wctx, st.op, st.from), WatchOptions{
 		ResourceVersion:   st.from,
 		AllowBookmarks:    true,
 		Timeout:           timeout,

@@ -19,9 +19,13 @@ import (
 // A value is found by a hash of its raw JSON bytes (with the Go type and
 // the decoding mode) and confirmed by comparing those bytes, so what a
 // decode gives is exactly what it gives without sharing (the values are
-// equal; only their identity differs). Values decoded into memory the
-// target already held (a non-nil pointer, map or slice) are not shared,
-// nor those of a decode that saved a type error. What the table keeps,
+// equal; only their identity differs). A target that is not zero is
+// decoded into without the table, after every slice, map and pointer it
+// reaches is replaced by a copy (share.Unshare): the merge that
+// encoding/json does into what a target refers to then writes into
+// nothing shared, so the target ends up with encoding/json's values, but
+// never in memory it held before. Nor are the values of a decode that
+// saved a type error shared. What the table keeps,
 // and for how long, is share.Table's policy: a value enters on the second
 // sighting of its bytes, is held by a weak pointer (it pins nothing), and
 // the table forgets everything past its byte budget. A value holding a
@@ -39,7 +43,18 @@ import (
 // A nil *Shared decodes without sharing. A Shared is safe for concurrent
 // use; decodes through one table are serialized (one lock per call).
 type Shared struct {
-	t *share.Table
+	t     *share.Table
+	found func(share.Written, any)
+}
+
+// WithFound returns a Shared over s's table that, after each decode,
+// calls found with each value the table was found to hold written into
+// (the decode did not use it) and the decoded target. nil for a nil s.
+func (s *Shared) WithFound(found func(w share.Written, target any)) *Shared {
+	if s == nil {
+		return nil
+	}
+	return &Shared{s.t, found}
 }
 
 // ShareStats counts what a Shared's table did.
@@ -65,7 +80,7 @@ func minShare(t reflect.Type) int {
 // NewShared returns a Shared over a new table that holds at most budget
 // bytes of raw JSON (DefaultShareBudget when budget <= 0).
 func NewShared(budget int) *Shared {
-	return &Shared{share.New(budget)}
+	return &Shared{t: share.New(budget)}
 }
 
 // SharedBy returns a Shared over t, which other decoders (protodec) may
@@ -74,7 +89,7 @@ func SharedBy(t *share.Table) *Shared {
 	if t == nil {
 		return nil
 	}
-	return &Shared{t}
+	return &Shared{t: t}
 }
 
 // Stats returns the table's counters.
@@ -87,42 +102,72 @@ func (s *Shared) Stats() ShareStats {
 
 // Unmarshal is Unmarshal (package function) through the table.
 func (s *Shared) Unmarshal(data []byte, v any) error {
-	_, err := s.unmarshal(data, v, false, false)
+	_, _, err := s.unmarshal(data, v, false, false)
 	return err
 }
 
 // UnmarshalKube is UnmarshalKube (package function) through the table.
 func (s *Shared) UnmarshalKube(data []byte, v any) error {
-	_, err := s.unmarshal(data, v, true, false)
+	_, _, err := s.unmarshal(data, v, true, false)
 	return err
 }
 
 // UnmarshalKubePrefix is UnmarshalKubePrefix (package function) through
 // the table.
 func (s *Shared) UnmarshalKubePrefix(data []byte, v any) (int, error) {
+	n, _, err := s.unmarshal(data, v, true, true)
+	return n, err
+}
+
+// UnmarshalKubeChecked is UnmarshalKube that also returns the values the
+// table was found to hold written into while decoding (see
+// share.Written): the decode did not use them, and the table no longer
+// holds them.
+func (s *Shared) UnmarshalKubeChecked(data []byte, v any) ([]share.Written, error) {
+	_, w, err := s.unmarshal(data, v, true, false)
+	return w, err
+}
+
+// UnmarshalKubePrefixChecked is UnmarshalKubePrefix that also returns
+// what UnmarshalKubeChecked does.
+func (s *Shared) UnmarshalKubePrefixChecked(data []byte, v any) (int, []share.Written, error) {
 	return s.unmarshal(data, v, true, true)
 }
 
-func (s *Shared) unmarshal(data []byte, v any, kube, prefix bool) (int, error) {
+func (s *Shared) unmarshal(data []byte, v any, kube, prefix bool) (int, []share.Written, error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return 0, invalidUnmarshal(v)
+		return 0, nil, invalidUnmarshal(v)
 	}
-	if s == nil || !zeroMemory(rv.Elem()) {
-		// Decoding into a value that holds data may write into what it
-		// points to, which must not be shared: no sharing.
-		return unmarshalWith(data, rv, kube, prefix, nil)
+	if s == nil {
+		n, err := unmarshalWith(data, rv, kube, prefix, nil)
+		return n, nil, err
+	}
+	if !zeroMemory(rv.Elem()) {
+		// Decoding into a value that holds data merges into what it
+		// refers to, which may be shared (a value decoded through the
+		// table before): it gets memory of its own first, and is decoded
+		// into without the table.
+		share.Unshare(rv.Elem())
+		n, err := unmarshalWith(data, rv, kube, prefix, nil)
+		return n, nil, err
 	}
 	s.t.Lock()
 	n, err := unmarshalWith(data, rv, kube, prefix, s.t)
+	written := s.t.Seal()
 	s.t.Unlock()
 	if errors.Is(err, errShareConflict) {
 		// A key came twice in one object: decoding it again would write
 		// into a value that may be shared. Decode again without sharing.
 		rv.Elem().SetZero()
-		return unmarshalWith(data, rv, kube, prefix, nil)
+		n, err = unmarshalWith(data, rv, kube, prefix, nil)
 	}
-	return n, err
+	if s.found != nil {
+		for _, w := range written {
+			s.found(w, v)
+		}
+	}
+	return n, written, err
 }
 
 // zeroMemory reports whether v's memory is all zero bytes: then v is the
@@ -264,7 +309,7 @@ func (d *decoder) sharePre(f decFunc, typ reflect.Type, p ptr, id uint32, kind s
 		(*sliceHeader)(p).cap = n
 	}
 	if data != nil && share.Stable(typ, p) {
-		t.Enter(k, raw, data, n)
+		t.Enter(k, raw, typ, data, n)
 	}
 	return nil
 }
@@ -328,7 +373,7 @@ func dedupe(t *share.Table, id uint32, raw []byte, typ reflect.Type, p ptr, kind
 		return true
 	}
 	if share.Stable(typ, p) {
-		t.Enter(k, raw, data, n)
+		t.Enter(k, raw, typ, data, n)
 	}
 	return false
 }

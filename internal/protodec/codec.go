@@ -491,19 +491,34 @@ func (c *Codec) Decode(data []byte, p unsafe.Pointer) error {
 // of a repeated field, a map or a pointer to a message whose bytes are
 // those of one the table holds is set to that same value, without
 // decoding it again (see the package doc, Sharing). A value that is not
-// zero is decoded into without the table.
+// zero is decoded into without the table, after every slice, map and
+// pointer it reaches is replaced by a copy (share.Unshare), so that the
+// merge writes into nothing shared.
 func (c *Codec) DecodeShared(tab *share.Table, data []byte, p unsafe.Pointer) error {
+	_, err := c.DecodeSharedChecked(tab, data, p)
+	return err
+}
+
+// DecodeSharedChecked is DecodeShared that also returns the values the
+// table was found to hold written into while decoding (share.Written):
+// the decode did not use them, and the table no longer holds them.
+func (c *Codec) DecodeSharedChecked(tab *share.Table, data []byte, p unsafe.Pointer) ([]share.Written, error) {
 	if tab != nil && !isZero(p, c.m.typ.Size()) {
-		tab = nil // it may hold shared values: merging would write into them
+		// It may hold shared values, which merging would write into: it
+		// gets memory of its own, and is decoded into without the table.
+		share.Unshare(reflect.NewAt(c.m.typ, p).Elem())
+		tab = nil
 	}
 	d := decoders.Get().(*decoder)
 	d.data = data
+	var written []share.Written
 	if tab != nil {
 		d.share = tab
 		tab.Lock()
 	}
 	err := d.decode(c.m, p)
 	if tab != nil {
+		written = tab.Seal()
 		tab.Unlock()
 	}
 	d.reset()
@@ -516,7 +531,7 @@ func (c *Codec) DecodeShared(tab *share.Table, data []byte, p unsafe.Pointer) er
 		d.reset()
 	}
 	decoders.Put(d)
-	return err
+	return written, err
 }
 
 // isZero reports whether the size bytes at p are all zero: 8 at a time

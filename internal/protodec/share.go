@@ -54,7 +54,7 @@ func (d *decoder) sharedMessage(f *fieldCodec, pp *ptr, s, e int) error {
 	d.own--
 	*pp = np
 	if err == nil && share.Stable(f.val.typ, np) {
-		d.share.Enter(k, raw, np, 0)
+		d.share.Enter(k, raw, f.typ, np, 0)
 	}
 	return err
 }
@@ -86,9 +86,9 @@ func (d *decoder) sharedRun(f *fieldCodec, start, runEnd int, p ptr, slice bool,
 	case slice:
 		h := (*sliceHeader)(p)
 		h.cap = h.len // an append copies
-		d.share.Enter(k, raw, h.data, h.len)
+		d.share.Enter(k, raw, f.typ, h.data, h.len)
 	case *(*ptr)(p) != nil:
-		d.share.Enter(k, raw, *(*ptr)(p), 0)
+		d.share.Enter(k, raw, f.typ, *(*ptr)(p), 0)
 	}
 	return next, err
 }

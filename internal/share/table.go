@@ -15,10 +15,17 @@
 // met, dropped when swept, and past a byte budget the table forgets
 // everything (values already shared stay valid; later decodes start new
 // ones).
+//
+// A value in the table is read-only by contract, and the table checks it:
+// its fingerprint (see fingerprint.go) is taken when it enters and
+// compared on every hit, so that a value some program wrote into is never
+// handed out again. It is evicted and reported (Written), and the decode
+// that met it decodes the bytes afresh.
 package share
 
 import (
 	"hash/maphash"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -37,7 +44,10 @@ type Table struct {
 	budget  int
 	sweepAt int // entry count at which the next sweep runs
 
-	stats Stats
+	stats   Stats
+	fpSeed  uint64
+	pending []*entry  // entered in the decode under way: fingerprinted by Seal
+	written []Written // found in the decode under way: returned by Seal
 }
 
 // Stats counts what a Table did.
@@ -47,6 +57,7 @@ type Stats struct {
 	Entries  int    // values the table holds now
 	RawBytes int    // raw bytes the table holds now
 	Resets   uint64 // times the budget made it forget everything
+	Written  uint64 // values found written into (and evicted)
 }
 
 // DefaultBudget is the raw bytes a Table holds at most by default.
@@ -67,6 +78,9 @@ type entry struct {
 	val  weak.Pointer[byte] // the pointer, map or slice data
 	n    int                // a slice's length
 	next *entry             // another value whose bytes hash the same
+	s    *shape             // the value's type, for its fingerprint
+	fp   uint64             // its fingerprint, once sealed
+	seal bool               // fp is set (else it entered in this decode)
 }
 
 // New returns an empty table that holds at most budget raw bytes
@@ -75,7 +89,8 @@ func New(budget int) *Table {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	return &Table{seed: maphash.MakeSeed(), budget: budget, sweepAt: 1024}
+	seed := maphash.MakeSeed()
+	return &Table{seed: seed, budget: budget, sweepAt: 1024, fpSeed: maphash.Comparable(seed, 0x5eed)}
 }
 
 var ids atomic.Uint32
@@ -114,17 +129,23 @@ func (t *Table) Key(id uint32, raw []byte) Key {
 // the address of its first element and its length), or nil. When it
 // returns nil, enter says whether the value decoded from raw should
 // enter the table (Enter): raw was seen once before, or its value was
-// collected. The lock is held.
+// collected, or it was found written into (its fingerprint changed: it
+// is evicted, and Seal reports it). The lock is held.
 func (t *Table) Find(k Key, raw []byte) (v unsafe.Pointer, n int, enter bool) {
 	for e := t.entries[k]; e != nil; e = e.next {
 		if string(e.raw) != string(raw) {
 			continue
 		}
-		if v := e.val.Value(); v != nil {
-			t.stats.Hits++
-			return unsafe.Pointer(v), e.n, false
+		p := e.val.Value()
+		if p == nil {
+			return nil, 0, true // collected: the next value takes its place
 		}
-		return nil, 0, true // collected: the next value takes its place
+		if e.seal && fingerprint(t.fpSeed, e.s, unsafe.Pointer(p), e.n) != e.fp {
+			t.evict(k, e, unsafe.Pointer(p))
+			return nil, 0, true
+		}
+		t.stats.Hits++
+		return unsafe.Pointer(p), e.n, false
 	}
 	if t.seen == nil {
 		t.seen = make([]uint64, 1<<seenBits)
@@ -153,26 +174,89 @@ func (t *Table) Find(k Key, raw []byte) (v unsafe.Pointer, n int, enter bool) {
 }
 
 // Enter makes data (a slice's first element, with n its length; a map;
-// a pointer) the value the table holds for raw under k, replacing a
-// collected one. data must not be written to any more, and a slice's
+// a pointer), held in slots of type typ (the slice, map or pointer type),
+// the value the table holds for raw under k, replacing a collected or
+// written one. data must not be written to any more, and a slice's
 // holders must have its length as capacity, so that an append copies.
-// The lock is held.
-func (t *Table) Enter(k Key, raw []byte, data unsafe.Pointer, n int) {
+// Its fingerprint is taken by Seal, at the end of the decode. The lock
+// is held.
+func (t *Table) Enter(k Key, raw []byte, typ reflect.Type, data unsafe.Pointer, n int) {
 	if t.entries == nil {
 		t.entries = make(map[Key]*entry)
 	}
+	s := shapeOf(typ)
 	for e := t.entries[k]; e != nil; e = e.next {
 		if string(e.raw) == string(raw) {
-			e.val, e.n = weak.Make((*byte)(data)), n
+			e.val, e.n, e.s, e.seal = weak.Make((*byte)(data)), n, s, false
+			t.pending = append(t.pending, e)
 			return
 		}
+	}
+	if len(t.written) > 0 {
+		t.freshFor(raw, data, n)
 	}
 	if t.bytes+len(raw) > t.budget || len(t.entries) >= t.sweepAt {
 		t.sweep()
 	}
-	e := &entry{raw: append([]byte(nil), raw...), val: weak.Make((*byte)(data)), n: n, next: t.entries[k]}
+	e := &entry{raw: append([]byte(nil), raw...), val: weak.Make((*byte)(data)), n: n, next: t.entries[k], s: s}
 	t.entries[k] = e
 	t.bytes += len(e.raw)
+	t.pending = append(t.pending, e)
+}
+
+// evict drops e, filed under k, whose value v was found written into,
+// and records it for Seal.
+func (t *Table) evict(k Key, e *entry, v unsafe.Pointer) {
+	t.stats.Written++
+	t.written = append(t.written, Written{Type: e.s.typ, old: v, n: e.n, raw: e.raw})
+	for pp := t.entries[k]; ; pp = pp.next {
+		if pp == e {
+			t.entries[k] = e.next
+			break
+		}
+		if pp.next == e {
+			pp.next = e.next
+			break
+		}
+	}
+	if t.entries[k] == nil {
+		delete(t.entries, k)
+	}
+	t.bytes -= len(e.raw)
+}
+
+// freshFor links the value decoded in place of a written one (same raw
+// bytes, in this decode) to its report.
+func (t *Table) freshFor(raw []byte, data unsafe.Pointer, n int) {
+	for i := range t.written {
+		w := &t.written[i]
+		if w.fresh == nil && string(w.raw) == string(raw) {
+			w.fresh, w.nFresh = data, n
+		}
+	}
+}
+
+// Seal ends a decode: it takes the fingerprints of the values that
+// entered the table in it, and returns the values it found written into
+// (nil if none), which the table no longer holds. The lock is held.
+func (t *Table) Seal() []Written {
+	for i, e := range t.pending {
+		if p := e.val.Value(); p != nil && !e.seal {
+			e.fp, e.seal = fingerprint(t.fpSeed, e.s, unsafe.Pointer(p), e.n), true
+		}
+		t.pending[i] = nil
+	}
+	t.pending = t.pending[:0]
+	if len(t.written) == 0 {
+		return nil
+	}
+	w := t.written
+	t.written = nil
+	for i := range w {
+		w[i].explain()
+		w[i].raw = nil
+	}
+	return w
 }
 
 // Sweep drops the entries whose values were collected now rather than

@@ -1,6 +1,7 @@
 package share
 
 import (
+	"reflect"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -25,7 +26,7 @@ func TestTablePolicy(t *testing.T) {
 		t.Fatal("second sighting: not admitted")
 	}
 	val := &[4]int{1, 2, 3, 4}
-	tab.Enter(k, raw, unsafe.Pointer(&val[0]), 4)
+	tab.Enter(k, raw, reflect.TypeFor[[]int](), unsafe.Pointer(&val[0]), 4)
 	if v, n, _ := tab.Find(k, raw); v != unsafe.Pointer(&val[0]) || n != 4 {
 		t.Fatalf("third sighting: %v, %d; want the entered value, 4", v, n)
 	}
@@ -69,7 +70,7 @@ func TestTableBudget(t *testing.T) {
 		}
 		v := new([8]byte)
 		keep = append(keep, v)
-		tab.Enter(k, raw, unsafe.Pointer(v), 0)
+		tab.Enter(k, raw, reflect.TypeFor[*[8]byte](), unsafe.Pointer(v), 0)
 		if tab.bytes > 1000 {
 			t.Fatalf("the table holds %d bytes, over its budget of 1000", tab.bytes)
 		}

@@ -59,10 +59,10 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	hint := int(min(limit, 4096))
 	var page informer.Page[T]
 	if f == formatProtobuf {
-		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
+		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecodeFor(ctx), maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
 		page, err = d.decode(body, hint)
 	} else {
-		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds, share: s.share}
+		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds, share: s.sharedFor(ctx)}
 		page, err = d.decode(body, hint)
 	}
 	if err != nil {

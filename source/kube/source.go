@@ -232,6 +232,7 @@ type Source[T informer.Object] struct {
 	content      contentTypes
 	protoDecode  func(T, []byte) error // Options.Protobuf's, or nil
 	share        *jsondec.Shared       // Options.Sharing's table, or nil
+	shareTab     *share.Table          // the same table (protobuf's too)
 	gzip         bool
 	limiter      *RateLimiter
 	baseQuery    url.Values
@@ -296,7 +297,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 		baseQuery:    url.Values{},
 		ownClient:    ownClient,
 	}
-	s.share = jsondec.SharedBy(tab)
+	s.share, s.shareTab = jsondec.SharedBy(tab), tab
 	c := *client
 	c.CheckRedirect = s.checkRedirect
 	c.Timeout = 0

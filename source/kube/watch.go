@@ -71,13 +71,13 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		name:   s.name,
 	}
 	if f == formatProtobuf {
-		d := newProtoWatchDecoder(body, s.newObj, s.protoDecode, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
+		d := newProtoWatchDecoder(body, s.newObj, s.protoDecodeFor(ctx), s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 		d.rule = s.kinds
 		w.dec = d
 	} else {
 		d := newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
 		d.kinds = s.kinds
-		d.s.share = s.share
+		d.s.share = s.sharedFor(ctx)
 		w.dec = d
 	}
 	return w, nil
