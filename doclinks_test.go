@@ -19,7 +19,7 @@ import (
 var externalNames = []string{
 	"AppendInt", "DeepEqual", "DisallowUnknownFields", "EqualFold", "ErrNotExist", "ErrUnexpectedEOF",
 	"ExecCredential", "FieldsV1", "HeapAlloc", "KiB", "MiB", "GiB", "MemStats", "NaN", "NotOlderThan",
-	"PartialObjectMetadataList", "PathListSeparator", "PodDisruptionBudget", "RawExtension", "ReadMemStats",
+	"PartialObjectMetadataList", "PathListSeparator", "ShardedListAndWatch", "PodDisruptionBudget", "RawExtension", "ReadMemStats",
 	"TextUnmarshaler", "TextUnmarshalers", "UnmarshalJSON", "UnmarshalTypeError", "UseNumber",
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",

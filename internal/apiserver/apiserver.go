@@ -86,3 +86,36 @@ func Need(t testing.TB) map[string]string {
 	}
 	return env
 }
+
+// Start starts another kube-apiserver + etcd for one test, with extra
+// environment for the start script (KUBE_APISERVER_EXTRA_ARGS=... to turn
+// on a feature gate, say), and stops it when the test ends. It skips t
+// unless the integration tests are on, and returns what start printed.
+func Start(t testing.TB, extraEnv ...string) map[string]string {
+	t.Helper()
+	Need(t)
+	scripts, err := Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := exec.Command(filepath.Join(scripts, "start"))
+	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
+	start.Env = append(start.Env, extraEnv...)
+	start.Stderr = os.Stderr
+	out, err := start.Output()
+	if err != nil {
+		t.Fatalf("starting kube-apiserver with %q: %v", extraEnv, err)
+	}
+	e := map[string]string{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			e[k] = v
+		}
+	}
+	t.Cleanup(func() {
+		stop := exec.Command(filepath.Join(scripts, "stop"), e["KUBE_APISERVER_DIR"])
+		stop.Stderr = os.Stderr
+		_ = stop.Run()
+	})
+	return e
+}

@@ -108,3 +108,21 @@ func (r *REST) Must(method, path string, body any) []byte {
 	}
 	return data
 }
+
+// StartConfig starts another kube-apiserver for one test with extra
+// environment for its start script (see apiserver.Start), and returns a
+// kube.Config for it. It skips t unless the integration tests are on.
+func StartConfig(t testing.TB, extraEnv ...string) *kube.Config {
+	t.Helper()
+	e := apiserver.Start(t, extraEnv...)
+	cfg, err := kube.Load(kube.LoadOptions{ExplicitPath: e["KUBECONFIG"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// ShardedGate is the start script's environment that turns on
+// kube-apiserver's ShardedListAndWatch feature gate (server-side
+// shardSelector).
+const ShardedGate = "KUBE_APISERVER_EXTRA_ARGS=--feature-gates=ShardedListAndWatch=true"

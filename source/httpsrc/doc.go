@@ -148,4 +148,11 @@
 // list it would delete every object. Authentication goes in
 // Options.Header (what it sets is removed on a redirect to another host)
 // or in Options.Client's Transport.
+//
+// # Sharding
+//
+// To split a collection between replicas, wrap the Source in a
+// shard.Filter (shard.NewFilter with shard.ByKey or a field of your
+// objects): each replica keeps the objects whose hash is in its ranges,
+// filtering on the client, since an HTTP service knows no shard selector.
 package httpsrc

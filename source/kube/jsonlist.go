@@ -100,6 +100,9 @@ func (l *listRead[T]) member(key string) error {
 			return l.fail(fmt.Errorf("the list's metadata: %w", err))
 		}
 		l.page.ResourceVersion, l.page.Continue = m.ResourceVersion, m.Continue
+		if m.ShardInfo != nil {
+			d.shardEcho = m.ShardInfo.Selector
+		}
 	case "kind", "apiVersion":
 		return l.typeMember(key)
 	case "items":

@@ -58,15 +58,23 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	defer body.Close()
 	hint := int(min(limit, 4096))
 	var page informer.Page[T]
+	var echo string
 	if f == formatProtobuf {
 		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecodeFor(ctx), maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
 		page, err = d.decode(body, hint)
+		echo = d.shardEcho
 	} else {
 		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds, share: s.sharedFor(ctx)}
 		page, err = d.decode(body, hint)
+		echo = d.shardEcho
 	}
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
+	}
+	if s.shard != nil {
+		if err := s.shard.page(&page, echo); err != nil {
+			return informer.Page[T]{}, err
+		}
 	}
 	if grow {
 		page.Continue = nextPage(limit, time.Since(start), page.Continue)
@@ -121,6 +129,9 @@ func contextError(ctx context.Context) error {
 type listMeta struct {
 	ResourceVersion string `json:"resourceVersion"`
 	Continue        string `json:"continue"`
+	ShardInfo       *struct {
+		Selector string `json:"selector"`
+	} `json:"shardInfo"`
 }
 
 // listDecoder decodes a JSON list response, {"kind":...,"metadata":{...},
@@ -133,6 +144,7 @@ type listDecoder[T informer.Object] struct {
 	res       string
 	kinds     *kindRule
 	share     *jsondec.Shared // Options.Sharing's table, or nil
+	shardEcho string          // the list's metadata.shardInfo.selector
 }
 
 // decode reads a whole list response from r; hint is the expected number

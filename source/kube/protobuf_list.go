@@ -26,6 +26,7 @@ type protoListDecoder[T informer.Object] struct {
 	maxTotal  int64
 	res       string
 	kinds     *kindRule
+	shardEcho string // the list's metadata.shardInfo.selector
 }
 
 // protoListState is one decoding's state.
@@ -215,6 +216,9 @@ func (d *protoListDecoder[T]) list(st *protoListState, n int64, hint int) (infor
 				return page, fmt.Errorf("the list's metadata: %w", err)
 			}
 			page.ResourceVersion, page.Continue = meta.ResourceVersion, meta.Continue
+			if meta.ShardInfo != nil {
+				d.shardEcho = meta.ShardInfo.Selector
+			}
 		case 2:
 			st.item = len(page.Items)
 			l, err := p.length("the item", d.maxObject, end-p.off, "MaxObjectBytes")

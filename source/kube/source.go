@@ -13,6 +13,7 @@ import (
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
 	"github.com/informer-go/informer/internal/share"
+	"github.com/informer-go/informer/shard"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -153,6 +154,30 @@ type Options struct {
 	// one. See SharingOn for what it costs and saves.
 	Sharing Sharing
 
+	// Shard, when neither empty nor the whole space, restricts the Source
+	// to the objects whose ShardField hashes (shard.Hash) into it: lists,
+	// watches and streaming lists send it as the shardSelector parameter,
+	// which kube-apiserver 1.36+ applies with the ShardedListAndWatch
+	// feature gate on, and every object received is checked against it.
+	// A server that ignores it (gate off, older server) sends the whole
+	// collection: by default the Source then filters on the client, which
+	// is correct but costs what an unsharded Source costs on the wire and
+	// in decoding (ShardStats tells which happened); ShardStrict makes it
+	// an error instead. Nil (the default) means no sharding.
+	Shard shard.Set
+	// ShardField is what Shard hashes: shard.FieldUID ("" means it; T
+	// needs GetUID, as every metav1.Object has) or shard.FieldNamespace.
+	ShardField shard.Field
+	// ShardStrict makes objects from outside Shard an error matching
+	// ErrShardIgnored instead of being filtered out: a list whose response
+	// does not echo the selector (metadata.shardInfo; metadata-only lists
+	// never do, so for them only what they hold counts) or holds an object
+	// outside the shard fails, and a watch event outside the shard ends
+	// the stream. The informer then retries
+	// with backoff and reports the error, never holding the whole
+	// collection.
+	ShardStrict bool
+
 	// DisableKindCheck turns off the check of the kinds the server sends
 	// against the Go type name of T (see Resource.Kind), for a T whose
 	// name is not its Kind; a Resource.Kind, when set, is checked anyway.
@@ -240,6 +265,7 @@ type Source[T informer.Object] struct {
 	base         string // the server's URL with its base path, for discovery
 	ownClient    bool   // the client was made by New (Options.HTTPClient nil)
 	discovery    discoveryCache
+	shard        *shardFilter[T] // Options.Shard's, or nil
 }
 
 // New returns a Source for the resource res of the server that cfg
@@ -316,6 +342,12 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	}
 	if opts.FieldSelector != "" {
 		s.baseQuery.Set("fieldSelector", opts.FieldSelector)
+	}
+	if s.shard, err = newShardFilter(opts, newObj, metadataOnly, s.name); err != nil {
+		return nil, err
+	}
+	if s.shard != nil {
+		s.baseQuery.Set("shardSelector", s.shard.selector)
 	}
 	return s, nil
 }

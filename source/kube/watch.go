@@ -80,6 +80,9 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		d.s.share = s.sharedFor(ctx)
 		w.dec = d
 	}
+	if s.shard != nil {
+		return &shardWatcher[T]{Watcher: w, f: s.shard}, nil
+	}
 	return w, nil
 }
 

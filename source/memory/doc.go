@@ -44,6 +44,12 @@
 // what the consumer did. All of them act immediately and may be called from
 // any goroutine while the consumer runs.
 //
+// # Sharding
+//
+// A Source serves its whole collection to everyone. A replica that owns
+// part of it wraps the Source in a shard.Filter (shard.NewFilter), which
+// keeps the objects whose hash is in the replica's ranges.
+//
 // # Goroutines and time
 //
 // A Source starts no goroutine. A watcher reads the shared history through
