@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/informer-go/informer/leaderelection"
 	"github.com/informer-go/informer/source/kube"
@@ -44,6 +45,7 @@ const (
 	up   mode = iota // requests are answered
 	hang             // requests wait until their context ends (a partition)
 	fail             // requests fail at once with a 500
+	slow             // requests are answered after leaseClient.delay
 )
 
 // leaseClient is one candidate's connection to a leaseServer.
@@ -51,6 +53,10 @@ type leaseClient struct {
 	s     *leaseServer
 	mode  atomic.Int32
 	calls atomic.Int64
+	delay time.Duration // in mode slow; set before the candidate starts
+	// onGet, when set, runs in each Get once it is answered (before it
+	// returns): a test's hook into the candidate's goroutine.
+	onGet atomic.Pointer[func()]
 }
 
 func (c *leaseClient) set(m mode) { c.mode.Store(int32(m)) }
@@ -63,6 +69,14 @@ func (c *leaseClient) enter(ctx context.Context, op string) error {
 		return context.Cause(ctx)
 	case fail:
 		return &kube.APIError{Op: op, Code: http.StatusInternalServerError}
+	case slow:
+		t := time.NewTimer(c.delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
 	return ctx.Err()
 }
@@ -72,6 +86,9 @@ func (c *leaseClient) Get(ctx context.Context, ns, name string) (*leaderelection
 		return nil, err
 	}
 	if l := c.s.get(); l != nil {
+		if f := c.onGet.Load(); f != nil {
+			(*f)()
+		}
 		return l, nil
 	}
 	return nil, &kube.APIError{Op: "get", Code: http.StatusNotFound}
