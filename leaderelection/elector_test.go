@@ -359,7 +359,8 @@ func TestFunctionReturnsReleases(t *testing.T) {
 	}
 }
 
-// TestRunTwice: a second Run of a running Elector fails at once.
+// TestRunTwice: a second Run of a running Elector fails at once; once the
+// first has returned, Run works again.
 func TestRunTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		el, _ := leaderelection.New(&leaseClient{s: &leaseServer{}}, leaderelection.Options{Namespace: "ns", Name: "l", Logger: quiet})
@@ -372,6 +373,11 @@ func TestRunTwice(t *testing.T) {
 		}
 		cancel()
 		<-done
+		// Once Run has returned, the Elector can run again.
+		ran := false
+		if err := el.Run(context.Background(), func(context.Context) { ran = true }); err != nil || !ran {
+			t.Errorf("Run after the first returned = %v, function called %v; want nil, true", err, ran)
+		}
 	})
 }
 

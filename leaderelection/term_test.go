@@ -130,3 +130,58 @@ func TestStopWhileSeeingAnotherHolder(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaseDurationAsWritten: the holder writes its LeaseDuration into the
+// lease rounded up to whole seconds (2.5 s is 3), and a waiting candidate
+// with another LeaseDuration (the default 15 s) waits what the lease says:
+// it takes over from a partitioned holder 3 s after it last saw the lease
+// change, not 15 s.
+func TestLeaseDurationAsWritten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &leaseServer{}
+		var f fence
+		a := newCandidate(t, s, "a", leaderelection.Options{LeaseDuration: 2500 * time.Millisecond, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond})
+		a.start(&f)
+		waitFor(t, time.Second, "leader", func() bool { return f.leader() == "a" })
+		b := newCandidate(t, s, "b", leaderelection.Options{})
+		b.start(&f)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if d := s.get().Spec.LeaseDurationSeconds; d == nil || *d != 3 {
+			t.Errorf("leaseDurationSeconds %v, want 3 (2.5 s rounded up)", d)
+		}
+		last := renewTime(s)
+		a.client.set(hang)
+		waitFor(t, time.Minute, "takeover", func() bool { return f.leader() == "b" })
+		// b saw the last change at its first poll after it: within one
+		// jittered RetryPeriod (b's: 2 s).
+		took := f.last().start.Sub(last)
+		if took < 3*time.Second || took > 3*time.Second+leaderelection.DefaultRetryPeriod*12/10 {
+			t.Errorf("b took over %s after a's last renewal, want 3 s (the lease's duration) plus at most one RetryPeriod of b", took)
+		}
+		a.stop(t)
+		b.stop(t)
+		f.check(t)
+	})
+}
+
+// TestOneRequestPerRenewal: a leader renews from the lease it last wrote,
+// without reading it first: one request per renewal (after the first Get
+// and Create).
+func TestOneRequestPerRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &leaseServer{}
+		var f fence
+		a := newCandidate(t, s, "a", leaderelection.Options{})
+		a.start(&f)
+		time.Sleep(11 * time.Second)
+		synctest.Wait()
+		s.mu.Lock()
+		writes := s.writes
+		s.mu.Unlock()
+		if calls := a.client.calls.Load(); writes < 5 || calls != int64(writes)+1 {
+			t.Errorf("%d requests for %d writes (a create and %d renewals), want one per write and the first Get", calls, writes, writes-1)
+		}
+		a.stop(t)
+	})
+}

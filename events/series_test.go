@@ -1,0 +1,151 @@
+package events_test
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-go/informer/events"
+)
+
+// TestRelatedSeparatesEvents: events that differ only in their related
+// object are different events, each its own Event and series; a repeat
+// with the same related object is counted in that one's series.
+func TestRelatedSeparatesEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{})
+		src1, src2 := cm("src1"), cm("src2")
+		for _, rel := range []*events.ObjectReference{&src1, &src2, nil, &src1} {
+			rec.Eventf(cm("a"), rel, events.Normal, "Mirrored", "Update", "")
+			synctest.Wait()
+		}
+		byRelated := map[string]int32{}
+		for _, ev := range s.all() {
+			rel := "<none>"
+			if ev.Related != nil {
+				rel = ev.Related.Name
+			}
+			byRelated[rel] = 1
+			if ev.Series != nil {
+				byRelated[rel] = ev.Series.Count
+			}
+		}
+		if want := "map[<none>:1 src1:2 src2:1]"; fmt.Sprint(byRelated) != want {
+			t.Errorf("events by related object (with their counts) %v, want %s", byRelated, want)
+		}
+		if st := rec.Stats(); st.Recorded != 3 || st.Counted != 1 {
+			t.Errorf("stats %+v; want Recorded 3, Counted 1", st)
+		}
+		_ = stop()
+	})
+}
+
+// TestCacheSizeBoundsSeries: with CacheSize 2, a third event makes the
+// recorder forget the least recently observed one; its next occurrence
+// is a new Event, while a repeat of one still remembered is counted.
+func TestCacheSizeBoundsSeries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{CacheSize: 2})
+		for _, reason := range []string{
+			"One", "Two",
+			"One",   // counted; Two is now the least recently observed
+			"Three", // Two is forgotten
+			"One",   // still remembered: counted
+			"Two",   // forgotten: a new Event
+		} {
+			rec.Eventf(cm("a"), nil, events.Normal, reason, "Update", "")
+			synctest.Wait()
+		}
+		got := map[string]int{}
+		for _, ev := range s.all() {
+			got[ev.Reason]++
+		}
+		if want := "map[One:1 Three:1 Two:2]"; fmt.Sprint(got) != want {
+			t.Errorf("Events by reason %v, want %s", got, want)
+		}
+		if st := rec.Stats(); st.Recorded != 4 || st.Counted != 2 {
+			t.Errorf("stats %+v; want Recorded 4, Counted 2", st)
+		}
+		_ = stop()
+	})
+}
+
+// TestNameTakenIsRetried: a create answered 409 AlreadyExists (another
+// writer has an Event of that name) is tried again, after the backoff,
+// under a new name: the event is recorded, not lost.
+func TestNameTakenIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		s.take.Store(1)
+		rec, stop := running(t, s, events.Options{})
+		rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
+		time.Sleep(time.Second)
+		var ours, theirs []string
+		for _, ev := range s.all() {
+			if ev.ReportingController == "example.com/test" {
+				ours = append(ours, ev.Name)
+			} else {
+				theirs = append(theirs, ev.Name)
+			}
+		}
+		if len(ours) != 1 || len(theirs) != 1 || ours[0] == theirs[0] {
+			t.Errorf("our events %q, the other writer's %q; want ours recorded under another name", ours, theirs)
+		}
+		if st := rec.Stats(); st.Recorded != 1 || st.Failed != 0 {
+			t.Errorf("stats %+v; want Recorded 1, Failed 0", st)
+		}
+		_ = stop()
+	})
+}
+
+// TestSeriesWrittenEverySeriesInterval: an event that repeats every second
+// has its count written at once on the first repeat, then at most once per
+// SeriesInterval (30 s), not on every sweep; the last count is written.
+func TestSeriesWrittenEverySeriesInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{})
+		const n = 91
+		for i := range n {
+			if i > 0 {
+				time.Sleep(time.Second)
+			}
+			rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
+		}
+		time.Sleep(events.DefaultSeriesInterval + 5*time.Second)
+		evs := s.all()
+		if len(evs) != 1 || evs[0].Series == nil || evs[0].Series.Count != n {
+			t.Fatalf("events %+v; want one with series count %d", evs, n)
+		}
+		// The count of 2 at once, then one write per 30 s of repeats (at 35,
+		// 65 and 95 s, on the sweeps every 5 s).
+		if c, p := s.counts(); c != 1 || p < 3 || p > 5 {
+			t.Errorf("%d creates, %d patches in %d s of repeats; want 1 create and 4 patches or so, one per SeriesInterval", c, p, n)
+		}
+		_ = stop()
+	})
+}
+
+// TestRepeatsTakeNoTokens: repeats of an event are counted in its series
+// and take no token of the spam filter: after 30 of one event, 24 other
+// events about the object still pass (25 in all), the 25th other does not.
+func TestRepeatsTakeNoTokens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{})
+		for range 30 {
+			rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
+		}
+		for i := range 25 {
+			rec.Eventf(cm("a"), nil, events.Normal, fmt.Sprint("Other", i), "Update", "")
+		}
+		synctest.Wait()
+		if st := rec.Stats(); st.Recorded != 25 || st.Counted != 29 || st.Filtered != 1 {
+			t.Errorf("stats %+v; want Recorded 25, Counted 29, Filtered 1", st)
+		}
+		_ = stop()
+	})
+}
