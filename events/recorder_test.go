@@ -100,6 +100,9 @@ func TestSeriesExpiry(t *testing.T) {
 		if len(evs) != 1 || evs[0].Series == nil || evs[0].Series.Count != 2 {
 			t.Errorf("after the server lost the event: %+v; want it anew with count 2", evs)
 		}
+		if st := rec.Stats(); st.Recorded != 2 || st.Counted != 1 {
+			t.Errorf("stats %+v; want Recorded 2 (the one written anew is not a new event), Counted 1", st)
+		}
 		_ = stop()
 	})
 }

@@ -9,36 +9,96 @@ import (
 	"github.com/informer-go/informer/events"
 )
 
-// TestRelatedSeparatesEvents: events that differ only in their related
-// object are different events, each its own Event and series; a repeat
-// with the same related object is counted in that one's series.
-func TestRelatedSeparatesEvents(t *testing.T) {
+// TestWhatMakesTheSameEvent: an event is the same as an earlier one, and
+// counted in its series, when its regarding and related objects, type,
+// reason and action are the same; the note and the objects'
+// resourceVersions do not count. An event that differs in any of the
+// five is an Event of its own.
+func TestWhatMakesTheSameEvent(t *testing.T) {
+	src1, src2 := cm("src1"), cm("src2")
+	newer := cm("a")
+	newer.ResourceVersion = "2"
+	type ev struct {
+		regarding           events.ObjectReference
+		related             *events.ObjectReference
+		typ, reason, action string
+		note                string
+	}
+	first := ev{cm("a"), &src1, events.Normal, "Mirrored", "Update", "first"}
+	for _, tc := range []struct {
+		name string
+		then ev
+		same bool
+	}{
+		{"the same", first, true},
+		{"another note", ev{cm("a"), &src1, events.Normal, "Mirrored", "Update", "second"}, true},
+		{"another version of the object", ev{newer, &src1, events.Normal, "Mirrored", "Update", "first"}, true},
+		{"another regarding object", ev{cm("b"), &src1, events.Normal, "Mirrored", "Update", "first"}, false},
+		{"another related object", ev{cm("a"), &src2, events.Normal, "Mirrored", "Update", "first"}, false},
+		{"no related object", ev{cm("a"), nil, events.Normal, "Mirrored", "Update", "first"}, false},
+		{"another type", ev{cm("a"), &src1, events.Warning, "Mirrored", "Update", "first"}, false},
+		{"another reason", ev{cm("a"), &src1, events.Normal, "Copied", "Update", "first"}, false},
+		{"another action", ev{cm("a"), &src1, events.Normal, "Mirrored", "Create", "first"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newStore()
+				rec, stop := running(t, s, events.Options{})
+				for _, e := range []ev{first, tc.then} {
+					rec.Eventf(e.regarding, e.related, e.typ, e.reason, e.action, e.note)
+					synctest.Wait()
+				}
+				want, wantSt := 2, events.Stats{Recorded: 2}
+				if tc.same {
+					want, wantSt = 1, events.Stats{Recorded: 1, Counted: 1}
+				}
+				if n := len(s.all()); n != want {
+					t.Errorf("%d Events, want %d", n, want)
+				}
+				if st := rec.Stats(); st != wantSt {
+					t.Errorf("stats %+v, want %+v", st, wantSt)
+				}
+				_ = stop()
+			})
+		})
+	}
+}
+
+// TestSeriesExpiresBeforeTheSweep: an event seen again SeriesExpiry after
+// its last occurrence is a new Event even before a sweep has forgotten its
+// series.
+func TestSeriesExpiresBeforeTheSweep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore()
+		rec, stop := running(t, s, events.Options{SeriesExpiry: 7 * time.Second}) // sweeps every 5 s
+		rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
+		time.Sleep(7500 * time.Millisecond) // expired; the sweep at 10 s would forget it
+		rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
+		synctest.Wait()
+		if st := rec.Stats(); st.Recorded != 2 || st.Counted != 0 {
+			t.Errorf("stats %+v; want Recorded 2, Counted 0", st)
+		}
+		_ = stop()
+	})
+}
+
+// TestShutdownWritesPendingCounts: a count not yet written (a third
+// occurrence, waiting for SeriesInterval) is written when Run stops.
+func TestShutdownWritesPendingCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newStore()
 		rec, stop := running(t, s, events.Options{})
-		src1, src2 := cm("src1"), cm("src2")
-		for _, rel := range []*events.ObjectReference{&src1, &src2, nil, &src1} {
-			rec.Eventf(cm("a"), rel, events.Normal, "Mirrored", "Update", "")
+		for range 3 {
+			rec.Eventf(cm("a"), nil, events.Normal, "Mirrored", "Update", "")
 			synctest.Wait()
 		}
-		byRelated := map[string]int32{}
-		for _, ev := range s.all() {
-			rel := "<none>"
-			if ev.Related != nil {
-				rel = ev.Related.Name
-			}
-			byRelated[rel] = 1
-			if ev.Series != nil {
-				byRelated[rel] = ev.Series.Count
-			}
-		}
-		if want := "map[<none>:1 src1:2 src2:1]"; fmt.Sprint(byRelated) != want {
-			t.Errorf("events by related object (with their counts) %v, want %s", byRelated, want)
-		}
-		if st := rec.Stats(); st.Recorded != 3 || st.Counted != 1 {
-			t.Errorf("stats %+v; want Recorded 3, Counted 1", st)
+		if evs := s.all(); len(evs) != 1 || evs[0].Series == nil || evs[0].Series.Count != 2 {
+			t.Fatalf("events %+v before the stop; want one, count 2 (the third waits)", evs)
 		}
 		_ = stop()
+		if evs := s.all(); len(evs) != 1 || evs[0].Series == nil || evs[0].Series.Count != 3 {
+			t.Errorf("events %+v after the stop; want one, count 3", evs)
+		}
 	})
 }
 
