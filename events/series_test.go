@@ -104,33 +104,46 @@ func TestShutdownWritesPendingCounts(t *testing.T) {
 
 // TestCacheSizeBoundsSeries: with CacheSize 2, a third event makes the
 // recorder forget the least recently observed one; its next occurrence
-// is a new Event, while a repeat of one still remembered is counted.
+// is a new Event, while a repeat of one still remembered is counted. The
+// default (4096) remembers them all.
 func TestCacheSizeBoundsSeries(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := newStore()
-		rec, stop := running(t, s, events.Options{CacheSize: 2})
-		for _, reason := range []string{
-			"One", "Two",
-			"One",   // counted; Two is now the least recently observed
-			"Three", // Two is forgotten
-			"One",   // still remembered: counted
-			"Two",   // forgotten: a new Event
-		} {
-			rec.Eventf(cm("a"), nil, events.Normal, reason, "Update", "")
-			synctest.Wait()
-		}
-		got := map[string]int{}
-		for _, ev := range s.all() {
-			got[ev.Reason]++
-		}
-		if want := "map[One:1 Three:1 Two:2]"; fmt.Sprint(got) != want {
-			t.Errorf("Events by reason %v, want %s", got, want)
-		}
-		if st := rec.Stats(); st.Recorded != 4 || st.Counted != 2 {
-			t.Errorf("stats %+v; want Recorded 4, Counted 2", st)
-		}
-		_ = stop()
-	})
+	reasons := []string{
+		"One", "Two",
+		"One",   // counted; Two is now the least recently observed
+		"Three", // with CacheSize 2, Two is forgotten
+		"One",   // still remembered: counted
+		"Two",   // with CacheSize 2, forgotten: a new Event
+	}
+	for _, tc := range []struct {
+		size     int
+		byReason string
+		stats    events.Stats
+	}{
+		{2, "map[One:1 Three:1 Two:2]", events.Stats{Recorded: 4, Counted: 2}},
+		{0, "map[One:1 Three:1 Two:1]", events.Stats{Recorded: 3, Counted: 3}},
+	} {
+		t.Run(fmt.Sprint("CacheSize=", tc.size), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newStore()
+				rec, stop := running(t, s, events.Options{CacheSize: tc.size})
+				for _, reason := range reasons {
+					rec.Eventf(cm("a"), nil, events.Normal, reason, "Update", "")
+					synctest.Wait()
+				}
+				got := map[string]int{}
+				for _, ev := range s.all() {
+					got[ev.Reason]++
+				}
+				if fmt.Sprint(got) != tc.byReason {
+					t.Errorf("Events by reason %v, want %s", got, tc.byReason)
+				}
+				if st := rec.Stats(); st != tc.stats {
+					t.Errorf("stats %+v; want %+v", st, tc.stats)
+				}
+				_ = stop()
+			})
+		})
+	}
 }
 
 // TestNameTakenIsRetried: a create answered 409 AlreadyExists (another
