@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestListenerWakeupBetweenEmptyAndWait: a listener that has found its
@@ -59,4 +60,59 @@ func TestListenerWakeupBetweenEmptyAndWait(t *testing.T) {
 		cancel()
 		<-l.done
 	})
+}
+
+// TestWakeAfterPush: the process loop wakes a listener only after it has
+// pushed the notifications: a wake-up sent before could be taken by a
+// listener that then finds its queue still empty and waits again, leaving
+// the notifications queued until some later change. While the test holds
+// the listener's lock, nothing can be pushed, so no wake-up may arrive;
+// once it lets go, the notifications and one wake-up are there. For the
+// changes the loop hands over, and for a resync.
+func TestWakeAfterPush(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		call func(inf *Informer[*bobj], l *listener[*bobj])
+	}{
+		{"hand", func(inf *Informer[*bobj], _ *listener[*bobj]) {
+			inf.hand([]keyedNote[*bobj]{{key: "ns/a", n: notification[*bobj]{new: bo("a", "1"), kind: notifyAdd}}})
+		}},
+		{"resync", func(inf *Informer[*bobj], l *listener[*bobj]) {
+			rs := newResyncer[*bobj]()
+			defer rs.stop()
+			rs.next[l] = time.Now().Add(-time.Second)
+			inf.resync(rs)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inf := New[*bobj](noSource{}, Options[*bobj]{})
+			if err := inf.ix.Add(bo("a", "1")); err != nil {
+				t.Fatal(err)
+			}
+			l := newListener[*bobj](HandlerFuncs[*bobj]{}, HandlerOptions{ResyncPeriod: time.Hour}, func(err error) { t.Error(err) })
+			inf.listeners = []*listener[*bobj]{l}
+			l.mu.Lock()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				tc.call(inf, l)
+			}()
+			// The call runs at once; give it 100 ms to (wrongly) signal.
+			early := false
+			for start := time.Now(); time.Since(start) < 100*time.Millisecond && !early; time.Sleep(time.Millisecond) {
+				early = len(l.wake) > 0
+			}
+			l.mu.Unlock()
+			<-done
+			if early {
+				t.Error("the listener was woken before its notifications were pushed")
+			}
+			l.mu.Lock()
+			queued := l.q.len
+			l.mu.Unlock()
+			if queued != 1 || len(l.wake) != 1 {
+				t.Errorf("%d notifications queued, %d wake-ups; want 1 and 1", queued, len(l.wake))
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/memory"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestMutationDetector: with DetectMutations, a handler that writes into
@@ -23,11 +24,18 @@ func TestMutationDetector(t *testing.T) {
 		{"read only", nil, nil},
 		{"label written", func(o *item) { o.Labels["app"] = "changed" }, []string{"on a later event for the key"}},
 		{"field written", func(o *item) { o.Data = "changed" }, []string{"on a later event for the key"}},
+		// The copy shares no slice, pointer or map with the object.
+		{"slice element written", func(o *item) { o.Finalizers[0] = "changed" }, []string{"on a later event for the key"}},
+		{"struct in a slice written", func(o *item) { o.OwnerReferences[0].Name = "changed" }, []string{"on a later event for the key"}},
+		{"pointer target written", func(o *item) { *o.DeletionGracePeriodSeconds = 1 }, []string{"on a later event for the key"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := memory.New[*item](memory.Options{})
-				src.Create(newItem("ns", "a", "v1"))
+				a := newItem("ns", "a", "v1")
+				grace := int64(30)
+				a.Finalizers, a.OwnerReferences, a.DeletionGracePeriodSeconds = []string{"f"}, []metav1.OwnerReference{{Name: "owner"}}, &grace
+				src.Create(a)
 				src.Create(newItem("ns", "b", "v1"))
 				var errs errList
 				opts := quiet[*item](t, &errs)
