@@ -28,13 +28,14 @@ func TestMutationDetector(t *testing.T) {
 		{"slice element written", func(o *item) { o.Finalizers[0] = "changed" }, []string{"on a later event for the key"}},
 		{"struct in a slice written", func(o *item) { o.OwnerReferences[0].Name = "changed" }, []string{"on a later event for the key"}},
 		{"pointer target written", func(o *item) { *o.DeletionGracePeriodSeconds = 1 }, []string{"on a later event for the key"}},
+		{"pointer in a slice written", func(o *item) { *o.OwnerReferences[0].Controller = false }, []string{"on a later event for the key"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := memory.New[*item](memory.Options{})
 				a := newItem("ns", "a", "v1")
-				grace := int64(30)
-				a.Finalizers, a.OwnerReferences, a.DeletionGracePeriodSeconds = []string{"f"}, []metav1.OwnerReference{{Name: "owner"}}, &grace
+				grace, controller := int64(30), true
+				a.Finalizers, a.OwnerReferences, a.DeletionGracePeriodSeconds = []string{"f"}, []metav1.OwnerReference{{Name: "owner", Controller: &controller}}, &grace
 				src.Create(a)
 				src.Create(newItem("ns", "b", "v1"))
 				var errs errList
