@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,6 +47,12 @@ type FactoryOptions struct {
 	// limits, user agent... Its Namespace, selectors, HTTPClient and
 	// RateLimiter are set by the factory.
 	Kube kube.Options
+	// Shard, when set, shards every informer of the factory: each holds
+	// only the objects whose uid hashes into it (kube.Options.Shard; the
+	// server filters with the ShardedListAndWatch gate, the client
+	// otherwise). A member of a shard/ring makes a factory per
+	// Assignment with Shard: a.Ranges. Nil means the whole collection.
+	Shard shard.Set
 	// HTTPClient, when set, sends every request; nil means one
 	// cfg.HTTPClient() for the whole factory: one connection pool.
 	HTTPClient *http.Client
@@ -341,6 +348,9 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 
 	e := &entry{key: key, refs: 1, name: f.uniqueName(describe(res.String(), ns, labelSel, fieldSel)+view[T](o.TransformName), reflect.TypeFor[T]())}
 	kopts := f.opts.Kube
+	if f.opts.Shard != nil {
+		kopts.Shard = f.opts.Shard
+	}
 	kopts.Namespace, kopts.LabelSelector, kopts.FieldSelector = ns, labelSel, fieldSel
 	kopts.HTTPClient, kopts.RateLimiter = f.client, f.limiter
 	if res.Protobuf != nil && kopts.Protobuf == nil {

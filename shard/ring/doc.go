@@ -1,0 +1,45 @@
+// Package ring shares a hash space (package shard) between the replicas
+// of a controller through coordination.k8s.io/v1 Leases, one per member,
+// so that each replica caches and works only its part of a collection.
+//
+//	lc, _ := ring.NewLeaseClient(cfg, kube.ClientOptions{})
+//	m, _ := ring.New(lc, ring.Options{Namespace: "kube-system", Name: "my-controller"})
+//	err := m.Run(ctx, func(ctx context.Context, a ring.Assignment) {
+//		f, _ := typed.NewFactory(cfg, typed.FactoryOptions{Shard: a.Ranges})
+//		// informers, a queue and its workers over a.Ranges, until ctx ends
+//	})
+//
+// The rules:
+//
+//   - Each member renews its own Lease every RetryPeriod (2 s), labelled
+//     with the ring's name (LabelRing), and reads the others' Leases. A
+//     member whose Lease has not changed for LeaseDuration (15 s), by the
+//     reader's clock, is dead.
+//   - Ranges follow from the live members alone (Assign): the hash space
+//     in equal ranges, in the order of the sorted identities. Every member
+//     computes the same, once their views agree.
+//   - A Lease claims the ranges its member works (AnnotationClaim). A
+//     member starts work only in ranges nobody else claims: it writes its
+//     claim first, then reads the others' again, so of two members
+//     claiming at once at least one sees the other (the API server's
+//     writes are linearizable) and keeps out.
+//   - Handoff: when its ranges change, a member cancels its work, waits
+//     for it to return (workers drained, queue dropped), and only then
+//     writes its smaller claim; the new owner starts after it reads that.
+//   - Death: a dead member's claim is ignored once the member is evicted:
+//     another deletes its Lease, conditional on the resourceVersion it saw
+//     unchanged for LeaseDuration. A member that renewed since is not
+//     evicted (409 Conflict), and an evicted one learns it at its next
+//     renewal (404) and joins again.
+//   - Fencing: a member that could not renew for RenewDeadline (10 s)
+//     cancels its work (ErrLeaseLost), before LeaseDuration has passed for
+//     anyone else: a partitioned or paused member stops before its ranges
+//     are taken, as long as its work returns within LeaseDuration −
+//     RenewDeadline. Assignment.Epoch with the identity names each
+//     assignment, for writes that must be fenced on the server too.
+//
+// After a death, the dead member's ranges are worked again within
+// LeaseDuration plus twice RetryPeriod; after a graceful leave (Run's
+// context ends: the member deletes its Lease), within about twice
+// RetryPeriod.
+package ring

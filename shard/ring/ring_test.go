@@ -1,0 +1,356 @@
+package ring_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-go/informer/shard"
+	"github.com/informer-go/informer/shard/ring"
+)
+
+const (
+	leaseDuration = 3 * time.Second
+	renewDeadline = 2 * time.Second
+	retryPeriod   = 500 * time.Millisecond
+)
+
+// span is one assignment's work, from its start to its end, in the
+// order of a global sequence (causal, unlike a clock reading).
+type span struct {
+	member     string
+	epoch      uint64
+	ranges     shard.Set
+	start, end int64 // end 0 while it runs
+}
+
+// recorder records every assignment's work and checks that no two
+// overlap in hashes while both run.
+type recorder struct {
+	seq   atomic.Int64
+	mu    sync.Mutex
+	spans []*span
+	drain time.Duration // how long work takes to stop
+}
+
+func (r *recorder) work(ctx context.Context, a ring.Assignment) {
+	r.run(a, func() {
+		a.Synced()
+		<-ctx.Done()
+		if r.drain > 0 {
+			time.Sleep(r.drain)
+		}
+	})
+}
+
+// run records fn as the work of a, from its call to its return.
+func (r *recorder) run(a ring.Assignment, fn func()) {
+	s := &span{member: a.Identity, epoch: a.Epoch, ranges: a.Ranges}
+	r.mu.Lock()
+	s.start = r.seq.Add(1)
+	r.spans = append(r.spans, s)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		s.end = r.seq.Add(1)
+		r.mu.Unlock()
+	}()
+	fn()
+}
+
+// overlaps returns a description of two spans that worked the same
+// hashes at once, "" if none did.
+func (r *recorder) overlaps() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range r.spans {
+		for _, b := range r.spans[i+1:] {
+			if a.member == b.member && a.epoch == b.epoch || !a.ranges.Overlaps(b.ranges) {
+				continue
+			}
+			aEnd, bEnd := a.end, b.end
+			if aEnd == 0 {
+				aEnd = 1 << 62
+			}
+			if bEnd == 0 {
+				bEnd = 1 << 62
+			}
+			if a.start < bEnd && b.start < aEnd {
+				return fmt.Sprintf("%s#%d %v [%d,%d) and %s#%d %v [%d,%d)", a.member, a.epoch, a.ranges, a.start, a.end, b.member, b.epoch, b.ranges, b.start, b.end)
+			}
+		}
+	}
+	return ""
+}
+
+// running returns the ranges worked now, by member.
+func (r *recorder) running() map[string]shard.Set {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]shard.Set{}
+	for _, s := range r.spans {
+		if s.end == 0 {
+			out[s.member] = s.ranges
+		}
+	}
+	return out
+}
+
+// covered reports whether the running work covers the whole space.
+func (r *recorder) covered() bool {
+	var all []shard.Range
+	for _, s := range r.running() {
+		all = append(all, s...)
+	}
+	return shard.NewSet(all...).IsAll()
+}
+
+type runner struct {
+	m      *ring.Member
+	c      *client
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type harness struct {
+	t   *testing.T
+	st  *store
+	rec *recorder
+	ms  map[string]*runner
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{t: t, st: newStore(), rec: &recorder{}, ms: map[string]*runner{}}
+	t.Cleanup(func() {
+		for _, r := range h.ms {
+			r.cancel()
+			<-r.done
+		}
+	})
+	return h
+}
+
+func (h *harness) start(id string) *runner {
+	c := &client{s: h.st}
+	m, err := ring.New(c, ring.Options{Namespace: "ns", Name: "ctl", Identity: id,
+		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(h.t.Context())
+	r := &runner{m: m, c: c, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- m.Run(ctx, h.rec.work) }()
+	h.ms[id] = r
+	return r
+}
+
+// stop ends a member gracefully.
+func (h *harness) stop(id string) {
+	r := h.ms[id]
+	r.cancel()
+	if err := <-r.done; err != nil {
+		h.t.Fatal(err)
+	}
+	delete(h.ms, id)
+}
+
+// kill ends a member as SIGKILL does: nothing more reaches the server,
+// its Lease stays.
+func (h *harness) kill(id string) {
+	r := h.ms[id]
+	r.c.down.Store(true)
+	r.cancel()
+	<-r.done
+	delete(h.ms, id)
+}
+
+// settle waits until the running work covers the space, one range per
+// live member, and returns how long that took; it fails after limit.
+func (h *harness) settle(limit time.Duration) time.Duration {
+	h.t.Helper()
+	start := time.Now()
+	for {
+		run := h.rec.running()
+		if h.rec.covered() && len(run) == len(h.ms) {
+			ok := true
+			for id := range h.ms {
+				if st := h.ms[id].m.Status(); !st.Synced || st.Ranges.Fraction() < 0.99/float64(len(h.ms)) {
+					ok = false
+				}
+			}
+			if ok {
+				return time.Since(start)
+			}
+		}
+		if o := h.rec.overlaps(); o != "" {
+			h.t.Fatalf("overlap: %s", o)
+		}
+		if time.Since(start) > limit {
+			h.t.Fatalf("not settled after %s: running %v", limit, run)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (h *harness) check() {
+	h.t.Helper()
+	if o := h.rec.overlaps(); o != "" {
+		h.t.Fatalf("two members worked the same hashes at once: %s", o)
+	}
+}
+
+// TestRingScale: 3 members share the space equally; scaling to 5 and
+// down to 2 moves ranges without two members ever working a hash at once
+// and ends with the space covered.
+func TestRingScale(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		h.rec.drain = 200 * time.Millisecond
+		for _, id := range []string{"a", "b", "c"} {
+			h.start(id)
+		}
+		d := h.settle(10 * time.Second)
+		t.Logf("3 members settled in %s", d)
+		for id, r := range h.ms {
+			st := r.m.Status()
+			if want := ring.Assign([]string{"a", "b", "c"}, id); !st.Ranges.Equal(want) || len(st.Members) != 3 {
+				t.Fatalf("%s: %+v, want ranges %v", id, st, want)
+			}
+		}
+		h.start("d")
+		h.start("e")
+		t.Logf("3→5 rebalanced in %s", h.settle(10*time.Second))
+		h.stop("a")
+		h.stop("c")
+		h.stop("e")
+		t.Logf("5→2 rebalanced in %s", h.settle(10*time.Second))
+		for id, r := range h.ms {
+			if f := r.m.Status().Ranges.Fraction(); f != 0.5 {
+				t.Fatalf("%s works %v of the space, want half", id, f)
+			}
+		}
+		h.check()
+		for id := range h.ms {
+			h.stop(id)
+		}
+		h.check()
+		if n := len(h.st.leases); n != 0 {
+			t.Fatalf("%d leases left after every member left", n)
+		}
+	})
+}
+
+// TestRingKill: a member killed (its Lease left behind) has its range
+// taken over within LeaseDuration and a few renewals, never while it
+// could still work.
+func TestRingKill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		for _, id := range []string{"a", "b", "c"} {
+			h.start(id)
+		}
+		h.settle(10 * time.Second)
+		h.kill("b")
+		d := h.settle(leaseDuration + 5*time.Second)
+		t.Logf("covered again %s after the kill", d)
+		if d > leaseDuration+2*time.Second {
+			t.Fatalf("covered again after %s, want at most LeaseDuration + 2 s", d)
+		}
+		h.check()
+		for id := range h.ms {
+			h.stop(id)
+		}
+	})
+}
+
+// TestRingPartition: a member that can no longer renew its Lease (but
+// whose work goes on) stops working before anyone else takes its range.
+func TestRingPartition(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		h.rec.drain = 500 * time.Millisecond // within LeaseDuration − RenewDeadline
+		for _, id := range []string{"a", "b", "c"} {
+			h.start(id)
+		}
+		h.settle(10 * time.Second)
+		p := h.ms["b"]
+		p.c.down.Store(true)
+		cut := time.Now()
+		// b's work must end RenewDeadline after its last renewal at most.
+		for len(h.rec.running()) == 3 {
+			if o := h.rec.overlaps(); o != "" {
+				t.Fatalf("overlap: %s", o)
+			}
+			if time.Since(cut) > leaseDuration+5*time.Second {
+				t.Fatalf("b still works %s after the cut", time.Since(cut))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if d := time.Since(cut); d > renewDeadline+h.rec.drain {
+			t.Fatalf("b stopped %s after the cut", d)
+		}
+		if err := p.m.Healthy(); err == nil {
+			t.Fatal("b says it is healthy")
+		}
+		delete(h.ms, "b") // the others take its range
+		h.settle(leaseDuration + 5*time.Second)
+		h.check()
+		// b comes back: it was evicted, joins again, and the space is
+		// shared among three again.
+		p.c.down.Store(false)
+		h.ms["b"] = p
+		h.settle(10 * time.Second)
+		h.check()
+		for id := range h.ms {
+			h.stop(id)
+		}
+	})
+}
+
+// TestRingListFails: a member that renews but cannot read the others'
+// Leases keeps its range, and takes nothing it cannot see is free.
+func TestRingListFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		for _, id := range []string{"a", "b"} {
+			h.start(id)
+		}
+		h.settle(10 * time.Second)
+		h.ms["a"].c.listDown.Store(true)
+		h.start("c")
+		time.Sleep(10 * time.Second)
+		h.check()
+		h.ms["a"].c.listDown.Store(false)
+		h.settle(10 * time.Second)
+		h.check()
+		for id := range h.ms {
+			h.stop(id)
+		}
+	})
+}
+
+func TestAssign(t *testing.T) {
+	ms := []string{"c", "a", "b", "a"}
+	var all []shard.Range
+	for _, id := range []string{"a", "b", "c"} {
+		s := ring.Assign(ms, id)
+		if len(s) != 1 {
+			t.Fatalf("%s: %v", id, s)
+		}
+		all = append(all, s...)
+	}
+	if !shard.NewSet(all...).IsAll() || !slices.Equal(ring.Assign(ms, "a"), shard.Set{shard.Split(3, 0)}) {
+		t.Fatalf("assignments %v", all)
+	}
+	if ring.Assign(ms, "z") != nil {
+		t.Fatal("a non-member owns something")
+	}
+}
