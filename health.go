@@ -60,6 +60,12 @@ type Health struct {
 	// resource, the object being decoded and the field path, never the
 	// value); nil if none.
 	LastMutation error
+	// Unconfirmed: the cache was restored from a snapshot and the source
+	// has not yet confirmed its version (see ReflectorOptions.ResumeFrom);
+	// an informer with Options.ServeRestored is Synced meanwhile.
+	// UnconfirmedSince is when the restored cache started waiting.
+	Unconfirmed      bool
+	UnconfirmedSince time.Time
 }
 
 // HealthState is what a reflector is doing; see Health.
@@ -96,14 +102,15 @@ const unhealthyAfter = 3
 
 // Healthy reports whether the cache can be trusted to be current, as far as
 // the informer can tell: it has synced, it is running, its source has not
-// failed unhealthyAfter (3) times in a row, and no change it skipped
-// (SkippedEvents) waits for the relist that brings it back. A single
+// failed unhealthyAfter (3) times in a row, no change it skipped
+// (SkippedEvents) waits for the relist that brings it back, and a cache
+// restored from a snapshot is no longer Unconfirmed. A single
 // failure is routine (a reset, a 500 during a rollout) and retried at once
 // or within a fraction of a second; three in a row mean the cache may be
 // falling behind, and LastError says why.
 func (h Health) Healthy() bool {
 	return h.Synced && h.State != StateStarting && h.State != StateStopped &&
-		h.ConsecutiveFailures < unhealthyAfter && h.SkippedEvents == 0
+		h.ConsecutiveFailures < unhealthyAfter && h.SkippedEvents == 0 && !h.Unconfirmed
 }
 
 // String describes the snapshot in one line, for logs and /healthz bodies.
@@ -123,6 +130,9 @@ func (h Health) String() string {
 	}
 	if h.Mutations > 0 {
 		s += fmt.Sprintf(" mutations=%d", h.Mutations)
+	}
+	if h.Unconfirmed {
+		s += fmt.Sprintf(" restored_unconfirmed_for=%s", time.Since(h.UnconfirmedSince).Round(time.Millisecond))
 	}
 	if h.LastError != nil {
 		s += fmt.Sprintf(" last_error=%q", h.LastError.Error())
@@ -153,6 +163,7 @@ func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) 
 // listed records a list that completed.
 func (r *Reflector[T]) listed() {
 	r.filled = true
+	r.resume.unconfirmed.Store(0) // a list confirms a restored cache
 	r.lastErr.clearAfterList()
 	r.skips.repaired()
 	r.mu.Lock()
@@ -173,6 +184,9 @@ func (r *Reflector[T]) Health() Health {
 		ConsecutiveFailures: r.health.failures,
 	}
 	r.mu.Unlock()
+	if t := r.unconfirmedSince(); !t.IsZero() {
+		h.Unconfirmed, h.UnconfirmedSince = true, t
+	}
 	if ns := r.activity.Load(); ns != 0 {
 		h.LastActivity = time.Unix(0, ns)
 		h.SinceActivity = now.Sub(h.LastActivity)

@@ -75,6 +75,15 @@ type Options[T Object] struct {
 	// panics at the first mutation found, as the project's tests do;
 	// client-go's KUBE_CACHE_MUTATION_DETECTOR=true is read as "1".
 	DetectMutations bool
+	// Snapshot configures warm restarts from a file: see SnapshotOptions
+	// and Restore. The zero value means none.
+	Snapshot SnapshotOptions
+	// ServeRestored makes a cache restored from a snapshot count as
+	// synced as soon as Run starts, before the source has confirmed its
+	// version: the program serves a possibly stale cache at once, and
+	// Health reports Unconfirmed (and since when), and not Healthy, until
+	// the confirmation. By default (false) HasSynced waits for it.
+	ServeRestored bool
 }
 
 // HandlerOptions configures one handler.
@@ -136,6 +145,7 @@ type Informer[T Object] struct {
 	notes   []keyedNote[T] // process loop scratch
 	results []applyResult[T]
 	detect  *mutationDetector[T] // nil unless Options.DetectMutations
+	snap    snapshots[T]         // warm restarts: see snapshot_informer.go
 }
 
 // applyResult is what applying one delta to the cache found.
@@ -176,6 +186,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		synced:   make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
+	inf.snap.wake = make(chan struct{}, 1)
 	inf.applied.order = newVersionOrder(src)
 	inf.detect = newMutationDetector[T](detectorMode(opts.DetectMutations))
 	if inf.log == nil {
@@ -301,6 +312,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		inf.mu.Unlock()
 		return ErrAlreadyStarted
 	}
+	inf.snapshotAtStart()
 	inf.state = stateRunning
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -310,11 +322,16 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		inf.startListener(runCtx, l)
 	}
 	inf.mu.Unlock()
+	inf.restoredStart()
 
 	wg.Go(func() { inf.refl.Run(runCtx) })
+	if inf.opts.Snapshot.Path != "" && inf.opts.Snapshot.Every > 0 {
+		wg.Go(func() { inf.snapshotEvery(runCtx) })
+	}
 	inf.processLoop(runCtx)
 	cancel()
 	wg.Wait()
+	inf.drainForSnapshot(inf.opts.Snapshot.Path != "")
 	if inf.detect != nil {
 		for _, err := range inf.detect.checkAll("when Run ended") {
 			inf.report(err)
@@ -329,6 +346,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	for _, l := range ls {
 		l.finish()
 	}
+	inf.snapshotAtEnd()
 	inf.fifo.Close()
 	close(inf.stopped)
 	return context.Cause(ctx)
@@ -359,10 +377,13 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		if len(batch) == 0 && inf.isSynced {
 			inf.applied.set(readRV)
 		}
+		if len(batch) == 0 {
+			inf.serveSnapshots(readRV)
+		}
 		if len(batch) > 0 {
 			inf.process(batch)
 			inf.fifo.done(batch, initial)
-			inf.checkSynced()
+			inf.checkSynced(false)
 			select {
 			case <-ctx.Done():
 				return
@@ -374,7 +395,9 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 			}
 			continue
 		}
-		inf.checkSynced()
+		if inf.checkSynced(true) {
+			inf.applied.set(readRV) // a restored cache confirmed: it is at readRV
+		}
 		if !inf.waitForWork(ctx, rs, readRV) {
 			return
 		}
@@ -408,6 +431,7 @@ func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV
 		inf.admit(ctx, rs)
 	case <-rs.c():
 		inf.resync(rs)
+	case <-inf.snap.wake:
 	}
 	return true
 }
@@ -419,16 +443,19 @@ func (inf *Informer[T]) snapshotListeners() []*listener[T] {
 }
 
 // checkSynced marks the informer and its listeners synced once the queue
-// reports the first list processed.
-func (inf *Informer[T]) checkSynced() {
-	if inf.isSynced || !inf.fifo.HasSynced() {
-		return
+// reports the first list processed, or a restored cache is confirmed
+// (empty: the take found the queue empty), and reports whether it did.
+func (inf *Informer[T]) checkSynced(empty bool) bool {
+	restored := inf.snap.restored && inf.restoredSynced(empty)
+	if inf.isSynced || !(restored || inf.fifo.HasSynced()) {
+		return false
 	}
 	inf.isSynced = true
 	close(inf.synced)
 	for _, l := range inf.snapshotListeners() {
 		l.markSynced()
 	}
+	return true
 }
 
 // process applies a batch to the cache, then hands its notifications out.
@@ -486,7 +513,7 @@ func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]
 	if d.Type == DeltaDeleted {
 		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}}, res.existed
 	}
-	if res.err != nil {
+	if res.err != nil || inf.snap.replaying && inf.replayed(kd, d, res) {
 		return keyedNote[T]{}, false
 	}
 	if !res.existed {
@@ -502,6 +529,9 @@ func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]
 	// this batch gave it (a watch event, or another relist queued while the
 	// loop was behind).
 	unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
+	if unchanged && inf.snap.replaying {
+		unchanged = sameState(res.old, d.Object)
+	}
 	return keyedNote[T]{kd.Key, notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged}, true
 }
 
@@ -641,7 +671,10 @@ func (s informerSink[T]) Delete(obj T) error {
 }
 
 // BeginReplace starts a relist in the queue.
-func (s informerSink[T]) BeginReplace() { s.inf.fifo.BeginReplace() }
+func (s informerSink[T]) BeginReplace() {
+	s.inf.snap.replace.Store(1)
+	s.inf.fifo.BeginReplace()
+}
 
 // ReplaceItems transforms and queues one page of a relist.
 func (s informerSink[T]) ReplaceItems(items []T) error {
@@ -669,6 +702,7 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 // Progress wakes the process loop, if it waits, to move the applied
 // version on (see Sink).
 func (s informerSink[T]) Progress() {
+	s.inf.snap.replace.CompareAndSwap(2, 0)
 	if s.inf.idle.Load() {
 		select {
 		case s.inf.progress <- struct{}{}:
@@ -678,7 +712,21 @@ func (s informerSink[T]) Progress() {
 }
 
 func (s informerSink[T]) EndReplace() error {
-	return s.inf.fifo.EndReplace()
+	err := s.inf.fifo.EndReplace()
+	if err == nil {
+		s.inf.snap.replace.CompareAndSwap(1, 2)
+	}
+	return err
+}
+
+// Confirmed wakes the process loop to mark a restored cache synced: the
+// reflector's source confirmed its version.
+func (s informerSink[T]) Confirmed() {
+	s.inf.snap.confirmed.Store(true)
+	select {
+	case s.inf.progress <- struct{}{}:
+	default:
+	}
 }
 
 // sameVersion reports whether a and b carry the same, non-empty

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -39,6 +40,7 @@ type Reflector[T Object] struct {
 	lastBadWarn time.Time // when an unreadable event was last logged at Warn
 	pageRV      string    // the version of the list under way
 	filled      bool      // a list completed, or the first failed: later lists are not Initial
+	resume      resumer   // warm restarts: see snapshot_reflector.go
 }
 
 // NewReflector returns a Reflector that keeps sink in step with src. It
@@ -57,6 +59,10 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if p, ok := sink.(interface{ Progress() }); ok {
 		r.onProgress = p.Progress
 	}
+	if c, ok := sink.(interface{ Confirmed() }); ok {
+		r.resume.onConfirm = c.Confirmed
+	}
+	r.resume.from = opts.ResumeFrom
 	switch opts.WatchList {
 	case WatchListOn:
 	case WatchListAuto:
@@ -118,6 +124,9 @@ const productiveAfter = time.Second
 func (r *Reflector[T]) Run(ctx context.Context) error {
 	b := newBackoff(r.opts.Backoff)
 	s := newState(r.opts.ListResourceVersion, r.noWatchList)
+	if r.resume.from != "" {
+		s = r.startResumed()
+	}
 	_, a := s.to(s.phase, action{})
 	var o outcome
 	for ctx.Err() == nil {
@@ -128,6 +137,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		o = r.perform(ctx, s, a, b)
 		if ctx.Err() != nil {
 			break
+		}
+		if s.restored && errors.Is(o.err, ErrExpired) {
+			o.err = restoredExpired(o.err)
 		}
 		s, a = step(s, o)
 	}

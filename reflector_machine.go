@@ -51,6 +51,9 @@ type state struct {
 	emptyWatches int  // consecutive watches that ended without delivering anything
 	quick        int  // failures still retried at the initial delay since the last productive watch
 	repairs      int  // relists for skipped events since a watch made progress without any
+
+	// Warm restarts.
+	restored bool // watching from a restored snapshot's version, not yet confirmed by a productive watch or a list
 }
 
 // newState is the state a reflector starts in: a streaming list or a
@@ -59,6 +62,16 @@ func newState(listRV string, noWatchList bool) state {
 	s := state{listRV: listRV, noWatchList: noWatchList}
 	s.phase = s.sync()
 	return s
+}
+
+// newRestoredState is the state a reflector starts in over a sink filled
+// from a snapshot: a watch from the snapshot's version, which if it has
+// expired is relisted at once (progress), and which, when its watches keep
+// failing without delivering (a server that lost its history may not say
+// "expired", but "too large" or nothing), gives way to a list like empty
+// watches do.
+func newRestoredState(noWatchList bool) state {
+	return state{phase: phaseWatch, noWatchList: noWatchList, progress: true, restored: true}
 }
 
 // sync is the phase that (re)lists: a streaming list, unless they are off
@@ -190,7 +203,7 @@ func (s state) afterList(o outcome) (state, action) {
 		// the lists follow expiries that made no progress: then only a
 		// watch that delivers resets it.
 		s.cont, s.pageRetries, s.unpaged, s.listOnce = "", 0, false, false
-		s.failures, s.emptyWatches = 0, 0
+		s.failures, s.emptyWatches, s.restored = 0, 0, false
 		return s.to(phaseWatch, action{resetBackoff: !s.stalled})
 	}
 	expired := errors.Is(o.err, ErrExpired)
@@ -272,7 +285,7 @@ func (s state) afterWatch(o outcome) (state, action) {
 // progress resets the backoff; a clean end watches again at once.
 func (s state) afterWatchWith(o outcome, a action) (state, action) {
 	if o.productive {
-		s.failures, s.stalled, s.emptyWatches, s.paged = 0, false, 0, false
+		s.failures, s.stalled, s.emptyWatches, s.paged, s.restored = 0, false, 0, false, false
 		s.quick = quickRetries
 		a.resetBackoff = true
 		if !errors.Is(o.err, ErrSkippedEvents) {
@@ -318,9 +331,12 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 	if retry != phaseWatch {
 		retry = s.sync()
 	}
-	if s.phase == phaseWatch && (errors.Is(err, errEmptyWatch) || errors.Is(err, errStalled)) {
+	if s.phase == phaseWatch && (s.restored || errors.Is(err, errEmptyWatch) || errors.Is(err, errStalled)) {
+		// A restored version whose watches keep failing counts as
+		// empty watches do: the server may have lost it without saying.
 		s.emptyWatches++
 		if s.emptyWatches >= maxEmptyWatches {
+			s.restored = false
 			// Watches keep ending without delivering anything: the
 			// version they resume from may be gone in a way the source
 			// does not say. List again, from the latest state.
@@ -338,7 +354,7 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 // lists that follow do not reset the backoff until a watch makes progress.
 func (s state) relist(err error, a action) (state, action) {
 	expired := errors.Is(err, ErrExpired)
-	s.listRV = ""
+	s.listRV, s.restored = "", false
 	a.report = reportRoutine
 	if expired && s.progress {
 		s.progress = false
@@ -368,7 +384,7 @@ func (s state) relist(err error, a action) (state, action) {
 // and that lists do not reset, so that a large cache is not listed again
 // every second.
 func (s state) repair(a action) (state, action) {
-	s.listRV = ""
+	s.listRV, s.restored = "", false
 	s.failures++
 	a.report = reportFailure
 	s.repairs++

@@ -87,6 +87,8 @@ var states = map[string]state{
 	"watch after a paged list":       {phase: phaseWatch, paged: true, noWatchList: true},
 	"watch, 1 quick retry left":      {phase: phaseWatch, quick: 1, failures: 3},
 	"watch, repaired once":           {phase: phaseWatch, repairs: 1, failures: 1},
+	"restored watch":                 newRestoredState(false),
+	"restored watch, 2 failed":       {phase: phaseWatch, progress: true, restored: true, emptyWatches: maxEmptyWatches - 1, failures: 2},
 	"wait before list":               {phase: phaseWait, then: phaseList, noWatchList: true},
 	"wait before watch":              {phase: phaseWait, then: phaseWatch},
 	"wait before streaming list":     {phase: phaseWait, then: phaseStreamList},
@@ -257,6 +259,30 @@ var stepTable = []struct {
 	{"wait before watch", "waited", want{phase: phaseWatch, op: opWatch}, nil},
 	{"wait before streaming list", "waited", want{phase: phaseStreamList, op: opStreamList}, nil},
 	{"wait before a page, retried 1x", "waited", want{phase: phaseList, op: opList}, cond(func(s state) bool { return s.cont == "p2" && s.pageRetries == 1 }, "the same page again")},
+	// A watch from a restored snapshot's version: confirmed by a
+	// productive watch, relisted at once if expired, and after
+	// maxEmptyWatches failures of any kind (a server that lost its history
+	// may not say "expired").
+	{"restored watch", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored }, "a productive watch confirms the restored version")},
+	{"restored watch", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.restored && s.emptyWatches == 1 && s.failures == 1 }, "a failure of a restored watch counts towards a relist")},
+	{"restored watch", "expired", want{phase: phaseStreamList, op: opStreamList, report: reportRoutine}, cond(func(s state) bool { return !s.restored && s.listRV == "" && !s.progress }, "an expired snapshot: relist at once")},
+	{"restored watch", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
+	{"restored watch", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, cond(func(s state) bool { return !s.restored && s.repairs == 1 }, "")},
+	{"restored watch", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.restored && s.emptyWatches == 1 }, "")},
+	{"restored watch", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.restored && s.emptyWatches == 1 }, "")},
+	{"restored watch, 2 failed", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored && s.emptyWatches == 0 && s.failures == 0 }, "")},
+	{"restored watch, 2 failed", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored && s.emptyWatches == 0 }, "")},
+	{"restored watch, 2 failed", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "failed", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return !s.restored && s.listRV == "" && s.emptyWatches == 0 && s.stalled }, "a restored version refused three times: relist, from the latest")},
+	{"restored watch, 2 failed", "expired", want{phase: phaseStreamList, op: opStreamList, report: reportRoutine}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "ended empty", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
+	{"restored watch, 2 failed", "stalled", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
 }
 
 // cond is a check of the next state: why says what the rule is.

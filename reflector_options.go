@@ -49,6 +49,19 @@ type ReflectorOptions struct {
 	// one that is cheaper for the server. A relist after an expired version
 	// always uses "".
 	ListResourceVersion string
+	// ResumeFrom, when set, makes Run start with a watch from this
+	// version instead of a list, for a sink that already holds the state
+	// at it (a cache restored from a snapshot: Informer.Restore sets it).
+	// Until the source confirms it, Health reports Unconfirmed and Synced
+	// is false: confirmed means the watch from it opened and went quiet
+	// (confirmQuiet, 100 ms, without an event, or a second after it opened
+	// while events keep coming), so the source accepted the version and
+	// sent what changed since. If the source answers ErrExpired the
+	// reflector relists at once (the error, reported, also matches
+	// ErrSnapshotExpired); if watches from it fail three times in a row
+	// without delivering (a server that lost its history may say
+	// something else), it relists too. Either list confirms the cache.
+	ResumeFrom string
 	// WatchList says whether the reflector syncs with a streaming list (a
 	// watch with SendInitialEvents) instead of List. The default,
 	// WatchListAuto, follows the source: on for a source that says it

@@ -64,6 +64,7 @@ type stream[T Object] struct {
 	activity    activityStamp // stamps Reflector.activity for events
 	delivered   bool
 	initialSeen bool
+	confirm     *confirmer // a watch from a restored version, until confirmed
 }
 
 // stream watches from the last resourceVersion until the stream ends. With
@@ -98,6 +99,10 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 	}
 	defer w.Close()
 	st.w = w
+	if !initial {
+		st.confirm = r.startConfirmer(st.started)
+		defer st.confirm.stop()
+	}
 	if initial {
 		r.sink.BeginReplace()
 		st.page = make([]T, 0, r.streamBatch())
@@ -174,6 +179,7 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 		st.delivered = true
 		if !st.inInitial {
 			st.alive()
+			st.confirm.event()
 		}
 		if o, done := st.event(ev); done {
 			return o
