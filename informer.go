@@ -719,16 +719,6 @@ func (s informerSink[T]) EndReplace() error {
 	return err
 }
 
-// Confirmed wakes the process loop to mark a restored cache synced: the
-// reflector's source confirmed its version.
-func (s informerSink[T]) Confirmed() {
-	s.inf.snap.confirmed.Store(true)
-	select {
-	case s.inf.progress <- struct{}{}:
-	default:
-	}
-}
-
 // sameVersion reports whether a and b carry the same, non-empty
 // resourceVersion: the same state of the object.
 func sameVersion[T Object](a, b T) bool {

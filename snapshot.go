@@ -75,7 +75,9 @@ func (e *SnapshotError) Error() string {
 	return s + ": " + e.Err.Error()
 }
 
-// Unwrap returns the reason, which matches one of the ErrSnapshot sentinels.
+// Unwrap returns the reason, which matches ErrSnapshotTruncated,
+// ErrSnapshotCorrupt, ErrSnapshotMismatch, ErrSnapshotNewerFormat or
+// ErrSnapshotExpired (or is an I/O error).
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
 // SnapshotInfo describes a snapshot.

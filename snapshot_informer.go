@@ -297,3 +297,13 @@ func (inf *Informer[T]) drainForSnapshot(apply bool) {
 func sameState[T Object](restored, listed T) bool {
 	return reflect.DeepEqual(restored, listed)
 }
+
+// Confirmed wakes the process loop to mark a restored cache synced: the
+// reflector's source confirmed its version.
+func (s informerSink[T]) Confirmed() {
+	s.inf.snap.confirmed.Store(true)
+	select {
+	case s.inf.progress <- struct{}{}:
+	default:
+	}
+}
