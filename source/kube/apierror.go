@@ -19,6 +19,15 @@ var (
 	// ErrNotFound matches an *APIError for HTTP 404 or reason NotFound: the
 	// resource, its group or version, or the namespace does not exist.
 	ErrNotFound = errors.New("kube: not found")
+	// ErrNamespaceNotFound matches, besides ErrNotFound, the *APIError
+	// of a request about something in a namespace that does not exist,
+	// when the server's Status says so (its details name the kind
+	// "namespaces"): a create, or a list of a custom resource, in a
+	// missing namespace. An object missing from a namespace that exists
+	// matches ErrNotFound only. (A get in a missing namespace is answered
+	// as a missing object: the server does not look at the namespace.)
+	// APIError.NotFound says what the server found missing.
+	ErrNamespaceNotFound = errors.New("kube: namespace not found")
 	// ErrForbidden matches an *APIError for HTTP 403 or reason Forbidden:
 	// the credentials are valid but not allowed to list or watch.
 	ErrForbidden = errors.New("kube: forbidden")
@@ -167,6 +176,8 @@ func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
 		return e.Code == http.StatusNotFound || e.Reason == metav1.StatusReasonNotFound
+	case ErrNamespaceNotFound:
+		return e.namespaceNotFound()
 	case ErrForbidden:
 		return e.Code == http.StatusForbidden || e.Reason == metav1.StatusReasonForbidden
 	case ErrUnauthorized:
@@ -185,6 +196,27 @@ func (e *APIError) Is(target error) bool {
 		return e.write && e.Code >= 500 && e.Code <= 599
 	}
 	return false
+}
+
+// NotFound returns what the server's Status says was not found, for an
+// error matching ErrNotFound: the resource ("configmaps", or "namespaces"
+// for a missing namespace) and its name; "", "" when it does not say.
+func (e *APIError) NotFound() (resource, name string) {
+	if !e.Is(ErrNotFound) || e.Status.Details == nil {
+		return "", ""
+	}
+	return e.Status.Details.Kind, e.Status.Details.Name
+}
+
+// namespaceNotFound reports a 404 whose Status names a missing namespace
+// that the request's path is inside of.
+func (e *APIError) namespaceNotFound() bool {
+	kind, name := e.NotFound()
+	if kind != "namespaces" || name == "" {
+		return false
+	}
+	path, _, _ := strings.Cut(e.Path, "?")
+	return strings.Contains(path, "/namespaces/"+name+"/")
 }
 
 // unknownReason reports a Status without a reason of its own (or no
