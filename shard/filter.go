@@ -15,8 +15,10 @@ import (
 // The cost: every member still receives, decodes and hashes every
 // object and event of the whole collection; it only keeps its share.
 //
-// A watch event whose object falls outside the Set is dropped (with
-// FilterOptions.Mutable, a Modified one becomes Deleted). A Filter is
+// A watch event whose object falls outside the Set becomes a Bookmark of
+// its resourceVersion (with FilterOptions.Mutable, a Modified one becomes
+// Deleted): the informer's version still moves on, so that it resumes
+// from there and WaitForResourceVersion sees writes to other shards. A Filter is
 // safe for concurrent use; it passes on the inner Source's KeyFunc and
 // CompareVersions.
 type Filter[T informer.Object] struct {
@@ -126,5 +128,24 @@ func (w *filterWatcher[T]) Next() (informer.Event[T], error) {
 			return ev, nil
 		}
 		w.f.dropped.Add(1)
+		if b, ok := progress(ev); ok {
+			return b, nil
+		}
 	}
+}
+
+// progress returns a Bookmark of a dropped event's resourceVersion.
+func progress[T informer.Object](ev informer.Event[T]) (informer.Event[T], bool) {
+	rv := ev.ResourceVersion
+	if rv == "" {
+		rv = ev.Object.GetResourceVersion()
+	}
+	return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: rv}, rv != ""
+}
+
+// Progress returns, for a watch event dropped as outside a shard, the
+// Bookmark of its resourceVersion, which keeps a reader's version moving;
+// false when the event carries no version.
+func Progress[T informer.Object](ev informer.Event[T]) (informer.Event[T], bool) {
+	return progress(ev)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/shard"
@@ -139,6 +140,37 @@ func TestFilterMutable(t *testing.T) {
 			_ = src.Update(o3)
 			cancel()
 			synctest.Wait()
+		}
+	})
+}
+
+// TestFilterKeepsVersionMoving: writes to other shards only still move
+// the member's informer's version on (dropped events become Bookmarks),
+// so WaitForResourceVersion returns for them.
+func TestFilterKeepsVersionMoving(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*obj](memory.Options{})
+		set := shard.NewSet(shard.Split(2, 0))
+		f := shard.NewFilter(src, set, shard.FilterOptions[*obj]{Hash: shard.ByUID[*obj]})
+		inf := informer.New(f, informer.Options[*obj]{})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() { _ = inf.Run(ctx) }()
+		synctest.Wait()
+		n := 0
+		for i := 0; n < 20; i++ {
+			if o := newObj(i); !set.Contains(shard.ByUID(o)) {
+				_ = src.Create(o)
+				n++
+			}
+		}
+		wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+		defer wcancel()
+		if err := inf.WaitForResourceVersion(wctx, src.ResourceVersion()); err != nil {
+			t.Fatalf("the informer did not reach the last write to another shard: %v", err)
+		}
+		if len(inf.Lister().List(nil)) != 0 {
+			t.Fatal("holds objects of another shard")
 		}
 	})
 }

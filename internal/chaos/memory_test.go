@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/source/memory"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -104,14 +105,41 @@ func TestChaosMemory(t *testing.T) {
 				name = "memory, streaming lists"
 			}
 			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
-				runMemory(t, name, seed, watchList, churn(t))
+				runMemory(t, name, seed, watchList, churn(t), -1)
 			})
 		}
 	}
 }
 
-func runMemory(t *testing.T, name string, seed uint64, watchList bool, d time.Duration) {
+// TestChaosMemorySharded runs the memory scenario through a shard.Filter
+// of one third of the key hashes (which third follows the seed): the
+// member's cache and handlers hold exactly the objects of its shard,
+// under the same faults.
+func TestChaosMemorySharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos: not in -short")
+	}
+	for _, seed := range seeds(t) {
+		name := "memory, sharded 1/3, streaming lists"
+		t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
+			runMemory(t, name, seed, true, churn(t), int(seed%3))
+		})
+	}
+}
+
+// runMemory runs the memory scenario; part ≥ 0 makes it a member owning
+// the part-th third of the key hashes.
+func runMemory(t *testing.T, name string, seed uint64, watchList bool, d time.Duration, part int) {
 	mem := memory.New[*Widget](memory.Options{WatchList: watchList})
+	var src informer.Source[*Widget] = mem
+	var filter *shard.Filter[*Widget]
+	inShard := func(string) bool { return true }
+	if part >= 0 {
+		set := shard.NewSet(shard.Split(3, part))
+		filter = shard.NewFilter[*Widget](mem, set, shard.FilterOptions[*Widget]{})
+		src = filter
+		inShard = func(key string) bool { return set.Contains(shard.Hash(key)) }
+	}
 	write := func(typ, ns, n string, value int64, pad string) int64 {
 		var err error
 		switch typ {
@@ -147,7 +175,7 @@ func runMemory(t *testing.T, name string, seed uint64, watchList bool, d time.Du
 		mode = informer.WatchListOn
 	}
 	run := &Run[*Widget]{
-		Name: name, Seed: seed, Source: mem,
+		Name: name, Seed: seed, Source: src,
 		Options: informer.Options[*Widget]{
 			Logger:    testLogger(),
 			Reflector: informer.ReflectorOptions{WatchList: mode, PageSize: 25, MinWatchTimeout: time.Second},
@@ -158,7 +186,9 @@ func runMemory(t *testing.T, name string, seed uint64, watchList bool, d time.Du
 		State: func() map[string]int64 {
 			st := map[string]int64{}
 			for _, w := range mem.Items() {
-				st[w.Namespace+"/"+w.Name] = rvOf(w)
+				if k := w.Namespace + "/" + w.Name; inShard(k) {
+					st[k] = rvOf(w)
+				}
 			}
 			return st
 		},
@@ -182,5 +212,12 @@ func runMemory(t *testing.T, name string, seed uint64, watchList bool, d time.Du
 	report(t, res)
 	if res.Faults == 0 {
 		t.Error("no fault injected")
+	}
+	if filter != nil {
+		seen, dropped := filter.Counts()
+		t.Logf("shard filter: %d objects read, %d outside the shard dropped", seen, dropped)
+		if dropped == 0 || dropped == seen {
+			t.Errorf("shard filter: %d read, %d dropped: it filtered nothing, or everything", seen, dropped)
+		}
 	}
 }

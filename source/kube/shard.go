@@ -124,7 +124,8 @@ func (f *shardFilter[T]) keep(ev informer.Event[T]) (bool, error) {
 	return false, nil
 }
 
-// shardWatcher drops the events outside the shard.
+// shardWatcher drops the events outside the shard, passing on a
+// Bookmark of their version.
 type shardWatcher[T informer.Object] struct {
 	informer.Watcher[T]
 	f   *shardFilter[T]
@@ -147,6 +148,9 @@ func (w *shardWatcher[T]) Next() (informer.Event[T], error) {
 		}
 		if keep {
 			return ev, nil
+		}
+		if b, ok := shard.Progress(ev); ok {
+			return b, nil // the reader's version moves on
 		}
 	}
 }
