@@ -8,7 +8,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/controller"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/source/memory"
 	"github.com/informer-go/informer/workqueue"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

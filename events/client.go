@@ -3,7 +3,7 @@ package events
 import (
 	"context"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"k8s.io/apimachinery/pkg/types"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/events"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 // TestRecorderOverHTTP: through NewEventClient and a loopback server,

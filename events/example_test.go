@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/informer-go/informer/events"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/informer-go/informer/events"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 type mode int32

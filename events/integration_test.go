@@ -14,7 +14,7 @@ import (
 	"github.com/informer-go/informer/events"
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

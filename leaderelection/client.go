@@ -3,7 +3,7 @@ package leaderelection
 import (
 	"context"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 )
 

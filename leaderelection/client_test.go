@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 )
 
 // TestLeaseClientOverHTTP: NewLeaseClient's answers keep the contract an

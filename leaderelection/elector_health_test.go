@@ -12,8 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 )
 
 // forbidding is a LeaseClient that answers 403 while forbid is set, as

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }

@@ -2,7 +2,7 @@ package typed
 
 import (
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 // NewClient returns a kube.Client that reads and writes the objects of

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 )
 

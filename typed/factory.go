@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/shard"
-	"github.com/informer-go/informer/source/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -40,15 +41,15 @@ type FactoryOptions struct {
 	// largest part of an object and almost no informer user reads them.
 	KeepManagedFields bool
 	// QPS and Burst configure the one client-side rate limiter shared by
-	// every informer of the factory (see kube.Options.QPS).
+	// every informer of the factory (see kubesrc.Options.QPS).
 	QPS   float64
 	Burst int
-	// Kube is the base kube.Options of every Source: content type, size
+	// Kube is the base kubesrc.Options of every Source: content type, size
 	// limits, user agent... Its Namespace, selectors, HTTPClient and
 	// RateLimiter are set by the factory.
-	Kube kube.Options
+	Kube kubesrc.Options
 	// Shard, when set, shards every informer of the factory: each holds
-	// only the objects whose uid hashes into it (kube.Options.Shard; the
+	// only the objects whose uid hashes into it (kubesrc.Options.Shard; the
 	// server filters with the ShardedListAndWatch gate, the client
 	// otherwise). A member of a shard/ring makes a factory per
 	// Assignment with Shard: a.Ranges. Nil means the whole collection.
@@ -356,7 +357,7 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 	if res.Protobuf != nil && kopts.Protobuf == nil {
 		kopts.Protobuf = res.Protobuf
 	}
-	src, err := kube.New[T](f.cfg, res.kube(), kopts)
+	src, err := kubesrc.New[T](f.cfg, res.kube(), kopts)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )

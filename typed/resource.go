@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,7 +16,7 @@ import (
 // listing one would always be empty, which hides the mistake. It is
 // source/kube's sentinel, which also marks a server's 404 for such a
 // request.
-var ErrClusterScoped = kube.ErrClusterScoped
+var ErrClusterScoped = kubesrc.ErrClusterScoped
 
 // Resource binds a Go type T to a resource of the Kubernetes API: its
 // group, version and plural name, its Kind, its scope, and optionally the

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/informer-go/informer/bench/workload"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )

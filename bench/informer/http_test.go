@@ -6,26 +6,27 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/bench/workload"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 
 type pod = *corev1.Pod
 
-// newPodInformer is ours over kube.Source: kube.New with default Options
+// newPodInformer is ours over kubesrc.Source: kubesrc.New with default Options
 // (pages of 500, 50 requests/s with bursts of 100) and informer.New with
 // default Options (a namespace index), but for the mode: the content type
 // set explicitly (JSON, the default; or protobuf, with the codec
 // kube.Protobuf[*corev1.Pod]() that it needs), and a streaming list first
 // in the json-watchlist mode only (ReflectorOptions.WatchList, on by
-// default for kube.Source, is set off in the other modes, as the
+// default for kubesrc.Source, is set off in the other modes, as the
 // client-go side declares its ListWatch unable to stream).
 func newPodInformer(tb testing.TB, host string, mode workload.PodMode) *informer.Informer[pod] {
-	ko := kube.Options{ContentType: kube.ContentTypeJSON}
+	ko := kubesrc.Options{ContentType: kube.ContentTypeJSON}
 	if mode.Protobuf {
-		ko = kube.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[pod]()}
+		ko = kubesrc.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[pod]()}
 	}
-	src, err := kube.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
+	src, err := kubesrc.New[pod](&kube.Config{Host: host}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/controller"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	"github.com/informer-go/informer/workqueue"

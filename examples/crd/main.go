@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )

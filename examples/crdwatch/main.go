@@ -23,7 +23,8 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -74,7 +75,7 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 	if err := ensureCRD(ctx, cfg, client); err != nil {
 		return err
 	}
-	src, err := kube.New[*Gizmo](cfg, gizmos, kube.Options{Namespace: namespace, HTTPClient: client})
+	src, err := kubesrc.New[*Gizmo](cfg, gizmos, kubesrc.Options{Namespace: namespace, HTTPClient: client})
 	if err != nil {
 		return err
 	}
@@ -148,9 +149,9 @@ func ensureCRD(ctx context.Context, cfg *kube.Config, client *http.Client) error
 	if err != nil && !errors.Is(err, errConflict) {
 		return err
 	}
-	crds, err := kube.New[*crd](cfg,
+	crds, err := kubesrc.New[*crd](cfg,
 		kube.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"},
-		kube.Options{FieldSelector: "metadata.name=gizmos.example.com", HTTPClient: client})
+		kubesrc.Options{FieldSelector: "metadata.name=gizmos.example.com", HTTPClient: client})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	corev1 "k8s.io/api/core/v1"

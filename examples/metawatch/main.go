@@ -17,7 +17,8 @@ import (
 	"os/signal"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -50,7 +51,7 @@ func main() {
 func run(ctx context.Context, cfg *kube.Config, res kube.Resource, namespace string, out io.Writer) error {
 	// *metav1.PartialObjectMetadata makes the Source ask for metadata only;
 	// Protobuf, optional, makes it smaller on the wire.
-	src, err := kube.New[*metav1.PartialObjectMetadata](cfg, res, kube.Options{
+	src, err := kubesrc.New[*metav1.PartialObjectMetadata](cfg, res, kubesrc.Options{
 		Namespace: namespace,
 		Protobuf:  kube.Protobuf[*metav1.PartialObjectMetadata](),
 	})

@@ -30,8 +30,8 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/events"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	"github.com/informer-go/informer/workqueue"

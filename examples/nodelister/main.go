@@ -14,7 +14,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	"k8s.io/apimachinery/pkg/labels"

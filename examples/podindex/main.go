@@ -1,7 +1,7 @@
 // Command podindex keeps a cache of pods indexed by the node they run on
 // and answers "which pods run on node X?" from the index, without a
 // request and without scanning the cache: client-go's
-// cache.Indexers{"node": ...} + indexer.ByIndex, with kube.New and
+// cache.Indexers{"node": ...} + indexer.ByIndex, with kubesrc.New and
 // informer.Options.Indexers.
 //
 //	go run ./podindex [-n namespace] [node...]
@@ -18,7 +18,8 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -46,7 +47,7 @@ func main() {
 // run syncs a pod cache with the node index, then prints the pods of each
 // node asked for (all nodes when none is).
 func run(ctx context.Context, cfg *kube.Config, namespace string, nodes []string, out io.Writer) error {
-	pods, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, kube.Options{Namespace: namespace})
+	pods, err := kubesrc.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, kubesrc.Options{Namespace: namespace})
 	if err != nil {
 		return err
 	}

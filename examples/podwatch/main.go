@@ -15,7 +15,8 @@ import (
 	"os/signal"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -42,7 +43,7 @@ func main() {
 // run watches the pods of namespace ("" for all) until ctx ends. It
 // returns an error if the cache does not sync.
 func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer) error {
-	pods, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, kube.Options{Namespace: namespace})
+	pods, err := kubesrc.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, kubesrc.Options{Namespace: namespace})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }

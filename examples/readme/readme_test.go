@@ -52,7 +52,8 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 

@@ -23,7 +23,8 @@ import (
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -335,13 +336,13 @@ func TestChaosAPIServer(t *testing.T) {
 			p := newProxy(t, u.Host)
 			pcfg := *cfg
 			pcfg.Host = "https://" + p.ln.Addr().String()
-			ko := kube.Options{Namespace: c.ns}
+			ko := kubesrc.Options{Namespace: c.ns}
 			ro := informer.ReflectorOptions{MinWatchTimeout: 5 * time.Second}
 			if sc.pages {
 				ko.PageSize = 50
 				ro.WatchList = informer.WatchListOff
 			}
-			src, err := kube.New[*configMap](&pcfg, kube.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap"}, ko)
+			src, err := kubesrc.New[*configMap](&pcfg, kube.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap"}, ko)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -114,9 +115,9 @@ func runKube(t *testing.T, name string, seed uint64, f Faults, d time.Duration) 
 	for i := range seeded {
 		srv.Write("ADDED", fmt.Sprint("ns-", i%4), fmt.Sprint("seed-", i), 0, strings.Repeat("p", 256))
 	}
-	src, err := kube.New[*Widget](&kube.Config{Host: srv.URL()},
+	src, err := kubesrc.New[*Widget](&kube.Config{Host: srv.URL()},
 		kube.Resource{Group: Group, Version: Version, Resource: Resource, Kind: Kind},
-		kube.Options{PageSize: 40})
+		kubesrc.Options{PageSize: 40})
 	if err != nil {
 		t.Fatal(err)
 	}

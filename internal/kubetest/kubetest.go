@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/informer-go/informer/internal/apiserver"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 // Main starts one kube-apiserver for the test binary when

@@ -5,9 +5,9 @@ import (
 	"log"
 	"net/http"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
 	infprom "github.com/informer-go/informer/metrics/prometheus"
-	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/workqueue"
 	prom "github.com/prometheus/client_golang/prometheus"
 )

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/events"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
 	infprom "github.com/informer-go/informer/metrics/prometheus"
-	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/workqueue"
 	prom "github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"

@@ -3,8 +3,8 @@ package ring
 import (
 	"context"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 )
 
 // LeaseClient reads and writes the members' Leases: the leader election's

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
-	"github.com/informer-go/informer/source/kube"
 	"k8s.io/apimachinery/pkg/labels"
 )
 

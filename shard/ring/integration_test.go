@@ -14,9 +14,10 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/kubetest"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/shard/ring"
-	"github.com/informer-go/informer/source/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/workqueue"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -167,7 +168,7 @@ func (c *cluster) start(id string) *liveMember {
 // queue and 4 workers that record each reconcile.
 func (c *cluster) work(ctx context.Context, lm *liveMember, a ring.Assignment) {
 	who := fmt.Sprintf("%s#%d", a.Identity, a.Epoch)
-	src, err := kube.New[*configMap](c.cfg, configMaps, kube.Options{Namespace: c.ns, Shard: a.Ranges})
+	src, err := kubesrc.New[*configMap](c.cfg, configMaps, kubesrc.Options{Namespace: c.ns, Shard: a.Ranges})
 	if err != nil {
 		c.t.Error(err)
 		return

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/leaderelection"
 	"github.com/informer-go/informer/shard"
-	"github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

@@ -17,6 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/heapsample"
 	"github.com/informer-go/informer/internal/testpod"
@@ -132,7 +137,7 @@ func BenchmarkPodInformer(b *testing.B) {
 	for b.Loop() {
 		srv := &podServer{n: pods, events: events, pw: newPodWriter(), start: make(chan struct{})}
 		hs := httptest.NewServer(srv)
-		src, err := New[*testpod.Pod](&Config{Host: hs.URL}, Resource{Version: "v1", Resource: "pods"}, Options{})
+		src, err := New[*testpod.Pod](&kube.Config{Host: hs.URL}, kube.Resource{Version: "v1", Resource: "pods"}, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -236,7 +241,7 @@ func benchMetadataList(b *testing.B) (jsonBody, protoBody []byte) {
 	for i := range list.Items {
 		list.Items[i].TypeMeta = metav1.TypeMeta{} // protobuf has none
 	}
-	return jsonBody, pomListBody(b, "1000", "", list.Items...)
+	return jsonBody, kubefixture.POMListBody(b, "1000", "", list.Items...)
 }
 
 // BenchmarkListDecode decodes a page of 500 objects from memory: the
@@ -254,20 +259,20 @@ func BenchmarkListDecode(b *testing.B) {
 	})
 	b.Run("type=metadata/ct=protobuf", func(b *testing.B) {
 		_, body := benchMetadataList(b)
-		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
-		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, unmarshal: (*metav1.PartialObjectMetadata).Unmarshal, maxObject: DefaultMaxObjectBytes, res: "pods"}
+		newObj, _ := kubewire.ObjectFactory[*metav1.PartialObjectMetadata]()
+		d := kubewire.ProtoListDecoder[*metav1.PartialObjectMetadata]{NewObj: newObj, Unmarshal: (*metav1.PartialObjectMetadata).Unmarshal, MaxObject: DefaultMaxObjectBytes, Res: "pods"}
 		benchList(b, body, func() (int, error) {
-			page, err := d.decode(bytes.NewReader(body), 500)
+			page, err := d.Decode(bytes.NewReader(body), 500)
 			return len(page.Items), err
 		})
 	})
 }
 
 func benchListJSON[T informer.Object](b *testing.B, body []byte) {
-	newObj, _ := objectFactory[T]()
-	d := listDecoder[T]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods"}
+	newObj, _ := kubewire.ObjectFactory[T]()
+	d := kubewire.ListDecoder[T]{NewObj: newObj, MaxObject: DefaultMaxObjectBytes, Res: "pods"}
 	benchList(b, body, func() (int, error) {
-		page, err := d.decode(bytes.NewReader(body), 500)
+		page, err := d.Decode(bytes.NewReader(body), 500)
 		return len(page.Items), err
 	})
 }
@@ -300,13 +305,11 @@ func BenchmarkWatchDecode(b *testing.B) {
 		}
 		b.Run("kinds=unchecked", func(b *testing.B) { benchWatchJSON[*testpod.Pod](b, body.Bytes()) })
 		// What a Source does: each object's kind checked against Pod.
-		rule := newKindRule(reflect.TypeFor[*testpod.Pod](), Resource{Version: "v1", Resource: "pods", Kind: "Pod"}, "pods", false)
-		newObj, _ := objectFactory[*testpod.Pod]()
+		rule := kubewire.NewKindRule(reflect.TypeFor[*testpod.Pod](), kube.Resource{Version: "v1", Resource: "pods", Kind: "Pod"}.GroupVersionKind(), "pods", false)
+		newObj, _ := kubewire.ObjectFactory[*testpod.Pod]()
 		b.Run("kinds=checked", func(b *testing.B) {
-			benchWatch(b, body.Bytes(), func() eventDecoder[*testpod.Pod] {
-				d := newWatchDecoder(bytes.NewReader(body.Bytes()), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
-				d.kinds = rule
-				return d
+			benchWatch(b, body.Bytes(), func() kubewire.EventDecoder[*testpod.Pod] {
+				return kubewire.NewEventDecoder(bytes.NewReader(body.Bytes()), false, newObj, nil, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false, rule, nil)
 			})
 		})
 	})
@@ -324,11 +327,11 @@ func BenchmarkWatchDecode(b *testing.B) {
 		var body []byte
 		for _, m := range benchMetadata(b) {
 			m.TypeMeta = metav1.TypeMeta{}
-			body = append(body, frame(b, "MODIFIED", pomObject(b, m))...)
+			body = append(body, kubefixture.Frame(b, "MODIFIED", kubefixture.POMObject(b, m))...)
 		}
-		newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
-		benchWatch(b, body, func() eventDecoder[*metav1.PartialObjectMetadata] {
-			return newProtoWatchDecoder(bytes.NewReader(body), newObj, (*metav1.PartialObjectMetadata).Unmarshal, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+		newObj, _ := kubewire.ObjectFactory[*metav1.PartialObjectMetadata]()
+		benchWatch(b, body, func() kubewire.EventDecoder[*metav1.PartialObjectMetadata] {
+			return kubewire.NewEventDecoder(bytes.NewReader(body), true, newObj, (*metav1.PartialObjectMetadata).Unmarshal, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false, nil, nil)
 		})
 	})
 }
@@ -343,20 +346,20 @@ func mustJSON(b *testing.B, v any) []byte {
 }
 
 func benchWatchJSON[T informer.Object](b *testing.B, body []byte) {
-	newObj, _ := objectFactory[T]()
-	benchWatch(b, body, func() eventDecoder[T] {
-		return newWatchDecoder(bytes.NewReader(body), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
+	newObj, _ := kubewire.ObjectFactory[T]()
+	benchWatch(b, body, func() kubewire.EventDecoder[T] {
+		return kubewire.NewEventDecoder(bytes.NewReader(body), false, newObj, nil, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false, nil, nil)
 	})
 }
 
 // benchWatch reads 500 events with a new decoder each round.
-func benchWatch[T informer.Object](b *testing.B, body []byte, newDecoder func() eventDecoder[T]) {
+func benchWatch[T informer.Object](b *testing.B, body []byte, newDecoder func() kubewire.EventDecoder[T]) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
 		d := newDecoder()
 		for range 500 {
-			if ev, err := d.next(); err != nil || ev.Type != informer.EventModified {
+			if ev, err := d.Next(); err != nil || ev.Type != informer.EventModified {
 				b.Fatal(err)
 			}
 		}

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -16,7 +20,7 @@ import (
 func TestSourceClose(t *testing.T) {
 	for _, own := range []bool{true, false} {
 		var closed atomic.Int32
-		srv := httptest.NewUnstartedServer(serveJSON(200, listJSON("5", "")))
+		srv := httptest.NewUnstartedServer(serveJSON(200, kubefixture.ListJSON("5", "")))
 		srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
 			if s == http.StateClosed {
 				closed.Add(1)
@@ -30,7 +34,7 @@ func TestSourceClose(t *testing.T) {
 			given = &http.Client{Transport: &http.Transport{}}
 			opts.HTTPClient = given
 		}
-		src, err := New[*widget](&Config{Host: srv.URL}, widgetRes, opts)
+		src, err := New[*kubefixture.Widget](&kube.Config{Host: srv.URL}, widgetRes, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

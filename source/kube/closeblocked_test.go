@@ -6,6 +6,10 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -17,7 +21,7 @@ func TestCloseEndsBlockedNextWithEOF(t *testing.T) {
 		pr, pw := io.Pipe()
 		defer pw.Close()
 		go func() { // one event, then a silent stream
-			io.WriteString(pw, eventJSON("ADDED", widgetJSON("ns", "w1", "5", "red")))
+			io.WriteString(pw, kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("ns", "w1", "5", "red")))
 		}()
 		transport := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{
@@ -25,7 +29,7 @@ func TestCloseEndsBlockedNextWithEOF(t *testing.T) {
 				Body: pr, Request: r,
 			}, nil
 		})
-		src, err := New[*widget](&Config{Host: "https://apiserver.test"}, widgetRes, Options{QPS: -1, HTTPClient: &http.Client{Transport: transport}})
+		src, err := New[*kubefixture.Widget](&kube.Config{Host: "https://apiserver.test"}, widgetRes, Options{QPS: -1, HTTPClient: &http.Client{Transport: transport}})
 		if err != nil {
 			t.Fatal(err)
 		}

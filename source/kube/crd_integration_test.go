@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -42,11 +46,11 @@ type gadget struct {
 	} `json:"spec"`
 }
 
-var gadgetsRes = Resource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+var gadgetsRes = kube.Resource{Group: "example.com", Version: "v1", Resource: "gadgets"}
 
 // createGadgetCRD creates the gadgets CRD and waits, by watching it
 // through a Source, until it is Established.
-func createGadgetCRD(t *testing.T, cfg *Config, r *rest) {
+func createGadgetCRD(t *testing.T, cfg *kube.Config, r *kubefixture.REST) {
 	t.Helper()
 	createCRD(t, cfg, r, "gadgets", "gadget", "Gadget")
 }
@@ -54,7 +58,7 @@ func createGadgetCRD(t *testing.T, cfg *Config, r *rest) {
 // createCRD creates a CRD of group example.com, version v1, whose objects
 // have a spec of size and color, and waits, by watching it through a
 // Source, until it is Established.
-func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string) {
+func createCRD(t *testing.T, cfg *kube.Config, r *kubefixture.REST, plural, singular, kind string) {
 	t.Helper()
 	def := map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
@@ -77,10 +81,10 @@ func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string
 		},
 	}
 	// Already there (a test run with -count above 1) is fine.
-	if code, err := r.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil); err != nil && code != http.StatusConflict {
+	if code, err := r.Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, nil); err != nil && code != http.StatusConflict {
 		t.Fatal(err)
 	}
-	crds, err := New[*crd](cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"},
+	crds, err := New[*crd](cfg, kube.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"},
 		Options{FieldSelector: "metadata.name=" + plural + ".example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -115,16 +119,16 @@ func createCRD(t *testing.T, cfg *Config, r *rest, plural, singular, kind string
 func TestIntegrationCRD(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
 	createGadgetCRD(t, cfg, r)
-	ns := r.namespace("crd")
+	ns := r.Namespace("crd")
 	path := "/apis/example.com/v1/namespaces/" + ns + "/gadgets"
 	newGadget := func(name string, size int) map[string]any {
 		return map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget",
 			"metadata": map[string]any{"name": name}, "spec": map[string]any{"size": size, "color": "teal"}}
 	}
 	for i := range 3 {
-		r.must("POST", path, newGadget("g"+string(rune('a'+i)), i), nil)
+		r.Must("POST", path, newGadget("g"+string(rune('a'+i)), i), nil)
 	}
 	src, err := New[*gadget](cfg, gadgetsRes, Options{Namespace: ns})
 	if err != nil {
@@ -155,12 +159,12 @@ func TestIntegrationCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r.must("POST", path, newGadget("gz", 9), nil)
+	r.Must("POST", path, newGadget("gz", 9), nil)
 	ev, err := w.Next()
 	if err != nil || ev.Type != informer.EventAdded || ev.Object.Name != "gz" || ev.Object.Spec.Size != 9 {
 		t.Fatalf("event %+v, %v", ev, err)
 	}
-	r.must("DELETE", path+"/ga", nil, nil)
+	r.Must("DELETE", path+"/ga", nil, nil)
 	ev, err = w.Next()
 	if err != nil || ev.Type != informer.EventDeleted || ev.Object.Name != "ga" {
 		t.Fatalf("event %+v, %v", ev, err)

@@ -9,7 +9,8 @@ import (
 	"net/http/httptest"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -33,8 +34,8 @@ func ExampleOptions_contentType() {
 	// (metadata only), then JSON; without it, or with ContentTypeJSON, for
 	// JSON only.
 	codec := kube.Protobuf[*metav1.PartialObjectMetadata]()
-	for _, opts := range []kube.Options{{Protobuf: codec}, {Protobuf: codec, ContentType: kube.ContentTypeJSON}, {}} {
-		src, err := kube.New[*metav1.PartialObjectMetadata](cfg, configMaps, opts)
+	for _, opts := range []kubesrc.Options{{Protobuf: codec}, {Protobuf: codec, ContentType: kube.ContentTypeJSON}, {}} {
+		src, err := kubesrc.New[*metav1.PartialObjectMetadata](cfg, configMaps, opts)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func ExampleOptions_contentType() {
 	}
 
 	// Protobuf needs the codec.
-	_, err := kube.New[*ConfigMap](cfg, configMaps, kube.Options{ContentType: kube.ContentTypeProtobuf})
+	_, err := kubesrc.New[*ConfigMap](cfg, configMaps, kubesrc.Options{ContentType: kube.ContentTypeProtobuf})
 	fmt.Println(err)
 	// Output:
 	// Accept: application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -22,7 +23,7 @@ func ExampleKindError() {
 	server := fakeAPIServer() // serves ConfigMaps
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL}
-	src, err := kube.New[*Pod](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kube.Options{Namespace: "demo"})
+	src, err := kubesrc.New[*Pod](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{Namespace: "demo"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func ExampleNew_unstructured() {
 	server := fakeAPIServer()
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL}
-	src, err := kube.New[*unstructured.Unstructured](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kube.Options{Namespace: "demo"})
+	src, err := kubesrc.New[*unstructured.Unstructured](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{Namespace: "demo"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func Example_lastError() {
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL}
 	// A Pod over configmaps never syncs: every list fails the kind check.
-	src, err := kube.New[*Pod](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kube.Options{Namespace: "demo"})
+	src, err := kubesrc.New[*Pod](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{Namespace: "demo"})
 	if err != nil {
 		log.Fatal(err)
 	}

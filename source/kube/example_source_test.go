@@ -13,7 +13,8 @@ import (
 	"sync"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -61,7 +62,7 @@ func ExampleNew() {
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL} // usually kube.Default()
 
-	src, err := kube.New[*ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kube.Options{Namespace: "demo"})
+	src, err := kubesrc.New[*ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{Namespace: "demo"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func ExampleSource() {
 	defer server.Close()
 	cfg := &kube.Config{Host: server.URL}
 
-	src, err := kube.New[*ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kube.Options{Namespace: "demo"})
+	src, err := kubesrc.New[*ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{Namespace: "demo"})
 	if err != nil {
 		log.Fatal(err)
 	}

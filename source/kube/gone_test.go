@@ -10,6 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -29,14 +33,14 @@ func TestGoneIsExpiredWhateverTheReason(t *testing.T) {
 		event   string           // the ERROR event's Status, for a watch stream
 		expired bool
 	}{
-		{name: "410 Status without a reason", answer: serveJSON(410, statusJSON(410, "", "too old")), expired: true},
-		{name: "410 Status with another reason", answer: serveJSON(410, statusJSON(410, "InternalError", "too old")), expired: true},
+		{name: "410 Status without a reason", answer: serveJSON(410, kubefixture.StatusJSON(410, "", "too old")), expired: true},
+		{name: "410 Status with another reason", answer: serveJSON(410, kubefixture.StatusJSON(410, "InternalError", "too old")), expired: true},
 		{name: "410 without a Status", answer: plain, expired: true},
-		{name: "ERROR event 410 without a reason", event: statusJSON(410, "", "too old resource version: 5 (10)"), expired: true},
-		{name: "ERROR event 410 with another reason", event: statusJSON(410, "BadRequest", "too old"), expired: true},
-		{name: "ERROR event reason Expired under code 500", event: statusJSON(500, "Expired", "too old"), expired: true},
-		{name: "500 without a reason", answer: serveJSON(500, statusJSON(500, "", "boom")), expired: false},
-		{name: "ERROR event 500 without a reason", event: statusJSON(500, "", "boom"), expired: false},
+		{name: "ERROR event 410 without a reason", event: kubefixture.StatusJSON(410, "", "too old resource version: 5 (10)"), expired: true},
+		{name: "ERROR event 410 with another reason", event: kubefixture.StatusJSON(410, "BadRequest", "too old"), expired: true},
+		{name: "ERROR event reason Expired under code 500", event: kubefixture.StatusJSON(500, "Expired", "too old"), expired: true},
+		{name: "500 without a reason", answer: serveJSON(500, kubefixture.StatusJSON(500, "", "boom")), expired: false},
+		{name: "ERROR event 500 without a reason", event: kubefixture.StatusJSON(500, "", "boom"), expired: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,13 +55,13 @@ func TestGoneIsExpiredWhateverTheReason(t *testing.T) {
 				}
 				errs = append(errs, err)
 			} else {
-				src, _ := newTestSource(t, streamHandler(eventJSON("ERROR", tt.event)), Options{})
+				src, _ := newTestSource(t, streamHandler(kubefixture.EventJSON("ERROR", tt.event)), Options{})
 				w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "5"})
 				_, err := w.Next()
 				errs = append(errs, err)
 			}
 			for _, err := range errs {
-				var ae *APIError
+				var ae *kube.APIError
 				if !errors.As(err, &ae) {
 					t.Fatalf("%v (%T), want an *APIError", err, err)
 				}
@@ -74,10 +78,10 @@ func TestGoneIsExpiredWhateverTheReason(t *testing.T) {
 // Kubernetes Status.
 func TestStatusCodeMatchesWithoutStatus(t *testing.T) {
 	for code, want := range map[int]error{
-		http.StatusUnauthorized:    ErrUnauthorized,
-		http.StatusForbidden:       ErrForbidden,
-		http.StatusNotFound:        ErrNotFound,
-		http.StatusTooManyRequests: ErrTooManyRequests,
+		http.StatusUnauthorized:    kube.ErrUnauthorized,
+		http.StatusForbidden:       kube.ErrForbidden,
+		http.StatusNotFound:        kube.ErrNotFound,
+		http.StatusTooManyRequests: kube.ErrTooManyRequests,
 		http.StatusGone:            informer.ErrExpired,
 	} {
 		src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -86,11 +90,11 @@ func TestStatusCodeMatchesWithoutStatus(t *testing.T) {
 			io.WriteString(w, "<html>no</html>")
 		}), Options{})
 		_, err := src.List(t.Context(), informer.ListOptions{})
-		var ae *APIError
+		var ae *kube.APIError
 		if !errors.As(err, &ae) || ae.Code != code || !errors.Is(err, want) {
 			t.Errorf("%d without a Status: %v, want an *APIError matching %v", code, err, want)
 		}
-		for _, other := range []error{ErrUnauthorized, ErrForbidden, ErrNotFound, ErrTooManyRequests, informer.ErrExpired} {
+		for _, other := range []error{kube.ErrUnauthorized, kube.ErrForbidden, kube.ErrNotFound, kube.ErrTooManyRequests, informer.ErrExpired} {
 			if other != want && errors.Is(err, other) {
 				t.Errorf("%d without a Status matches %v too", code, other)
 			}
@@ -118,17 +122,17 @@ func TestWatchGoneWithoutReasonRelists(t *testing.T) {
 			mu.Unlock()
 			switch {
 			case !watch && n == 1:
-				serveJSON(200, listJSON("5", "", widgetJSON("ns", "old", "5", "red")))(w, r)
+				serveJSON(200, kubefixture.ListJSON("5", "", kubefixture.WidgetJSON("ns", "old", "5", "red")))(w, r)
 			case !watch:
-				serveJSON(200, listJSON("9", "", widgetJSON("ns", "new", "9", "blue")))(w, r)
+				serveJSON(200, kubefixture.ListJSON("9", "", kubefixture.WidgetJSON("ns", "new", "9", "blue")))(w, r)
 			case m == 1:
-				streamHandler(eventJSON("ERROR", statusJSON(410, "", "too old resource version: 5 (8)")))(w, r)
+				streamHandler(kubefixture.EventJSON("ERROR", kubefixture.StatusJSON(410, "", "too old resource version: 5 (8)")))(w, r)
 			default:
 				<-r.Context().Done() // a quiet watch, until the informer stops
 			}
 		}
 		src := inMemorySource(t, http.HandlerFunc(h), Options{QPS: -1})
-		inf := informer.New[*widget](src, informer.Options[*widget]{
+		inf := informer.New[*kubefixture.Widget](src, informer.Options[*kubefixture.Widget]{
 			Logger:    quietLogger,
 			Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOff},
 		})

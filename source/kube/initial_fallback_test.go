@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -34,7 +36,7 @@ func TestInitialListTooLargeFallsBackToPages(t *testing.T) {
 		if q.Get("watch") != "" {
 			if q.Get("sendInitialEvents") == "true" {
 				w.WriteHeader(http.StatusUnprocessableEntity)
-				io.WriteString(w, statusJSON(422, "Invalid", "sendInitialEvents is forbidden"))
+				io.WriteString(w, kubefixture.StatusJSON(422, "Invalid", "sendInitialEvents is forbidden"))
 				return
 			}
 			w.(http.Flusher).Flush()
@@ -47,7 +49,7 @@ func TestInitialListTooLargeFallsBackToPages(t *testing.T) {
 			unpaged++
 			mu.Unlock()
 			w.WriteHeader(http.StatusGatewayTimeout)
-			io.WriteString(w, statusJSON(504, "Timeout", "the request did not complete within the allowed duration"))
+			io.WriteString(w, kubefixture.StatusJSON(504, "Timeout", "the request did not complete within the allowed duration"))
 			return
 		}
 		from, _ := strconv.Atoi(strings.TrimPrefix(q.Get("continue"), "srv-"))
@@ -58,11 +60,11 @@ func TestInitialListTooLargeFallsBackToPages(t *testing.T) {
 		}
 		items := make([]string, 0, to-from)
 		for i := from; i < to; i++ {
-			items = append(items, widgetJSON("ns", fmt.Sprintf("w%d", i), "5", "red"))
+			items = append(items, kubefixture.WidgetJSON("ns", fmt.Sprintf("w%d", i), "5", "red"))
 		}
-		io.WriteString(w, listJSON("77", cont, items...))
+		io.WriteString(w, kubefixture.ListJSON("77", cont, items...))
 	}), Options{})
-	inf := informer.New[*widget](src, informer.Options[*widget]{Logger: slog.New(slog.DiscardHandler)})
+	inf := informer.New[*kubefixture.Widget](src, informer.Options[*kubefixture.Widget]{Logger: slog.New(slog.DiscardHandler)})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()

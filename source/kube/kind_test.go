@@ -5,6 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -12,7 +17,7 @@ import (
 // TestKindCheckList: a list of another kind than T's is a *KindError;
 // Resource.Kind and DisableKindCheck change what is expected.
 func TestKindCheckList(t *testing.T) {
-	gadgets := strings.ReplaceAll(listJSON("5", "", widgetJSON("ns", "a", "4", "red")), "Widget", "Gadget")
+	gadgets := strings.ReplaceAll(kubefixture.ListJSON("5", "", kubefixture.WidgetJSON("ns", "a", "4", "red")), "Widget", "Gadget")
 	tests := []struct {
 		name    string
 		kind    string
@@ -21,12 +26,12 @@ func TestKindCheckList(t *testing.T) {
 		want    error // nil: the list decodes
 		from    string
 	}{
-		{"T's name, same kind", "", false, listJSON("5", "", widgetJSON("ns", "a", "4", "red")), nil, ""},
-		{"T's name, other kind", "", false, gadgets, ErrWrongKind, "the Go type name of T, *kube.widget"},
+		{"T's name, same kind", "", false, kubefixture.ListJSON("5", "", kubefixture.WidgetJSON("ns", "a", "4", "red")), nil, ""},
+		{"T's name, other kind", "", false, gadgets, kube.ErrWrongKind, "the Go type name of T, *kubefixture.Widget"},
 		{"T's name, check off", "", true, gadgets, nil, ""},
 		{"Resource.Kind, same", "Gadget", false, gadgets, nil, ""},
-		{"Resource.Kind, other", "Gadget", false, listJSON("5", "", widgetJSON("ns", "a", "4", "red")), ErrWrongKind, "Resource.Kind"},
-		{"Resource.Kind wins over the opt-out", "Gadget", true, listJSON("5", ""), ErrWrongKind, "Resource.Kind"},
+		{"Resource.Kind, other", "Gadget", false, kubefixture.ListJSON("5", "", kubefixture.WidgetJSON("ns", "a", "4", "red")), kube.ErrWrongKind, "Resource.Kind"},
+		{"Resource.Kind wins over the opt-out", "Gadget", true, kubefixture.ListJSON("5", ""), kube.ErrWrongKind, "Resource.Kind"},
 		{"a list without kind", "", false, `{"metadata":{"resourceVersion":"5"},"items":[]}`, nil, ""},
 	}
 	for _, tt := range tests {
@@ -34,7 +39,7 @@ func TestKindCheckList(t *testing.T) {
 			srv := serveJSON(200, tt.body)
 			res := widgetRes
 			res.Kind = tt.kind
-			src := newSourceFor[*widget](t, srv, res, Options{DisableKindCheck: tt.disable})
+			src := newSourceFor[*kubefixture.Widget](t, srv, res, Options{DisableKindCheck: tt.disable})
 			page, err := src.List(t.Context(), informer.ListOptions{})
 			if tt.want == nil {
 				if err != nil {
@@ -42,7 +47,7 @@ func TestKindCheckList(t *testing.T) {
 				}
 				return
 			}
-			var ke *KindError
+			var ke *kube.KindError
 			if !errors.Is(err, tt.want) || !errors.As(err, &ke) || ke.From != tt.from || len(page.Items) != 0 {
 				t.Fatalf("got %v (%d items), want %v from %q", err, len(page.Items), tt.want, tt.from)
 			}
@@ -57,13 +62,13 @@ func TestKindCheckList(t *testing.T) {
 // error matching ErrWrongKind; the stream goes on.
 func TestKindCheckWatch(t *testing.T) {
 	h := streamHandler(
-		eventJSON("ADDED", strings.ReplaceAll(widgetJSON("ns", "g", "6", "red"), "Widget", "Gadget")),
-		eventJSON("ADDED", widgetJSON("ns", "w", "7", "blue")),
+		kubefixture.EventJSON("ADDED", strings.ReplaceAll(kubefixture.WidgetJSON("ns", "g", "6", "red"), "Widget", "Gadget")),
+		kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("ns", "w", "7", "blue")),
 	)
-	src := newSourceFor[*widget](t, h, widgetRes, Options{})
+	src := newSourceFor[*kubefixture.Widget](t, h, widgetRes, Options{})
 	w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "5"})
 	_, err := w.Next()
-	if !errors.Is(err, ErrWrongKind) || !errors.Is(err, informer.ErrBadEvent) {
+	if !errors.Is(err, kube.ErrWrongKind) || !errors.Is(err, informer.ErrBadEvent) {
 		t.Fatalf("first event: %v", err)
 	}
 	if strings.Count(err.Error(), "kube: watch") != 1 {
@@ -83,7 +88,7 @@ func TestUnstructuredFill(t *testing.T) {
 	empty := `{ }`
 	list := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[` + item + `,` + own + `,` + empty + `]}`
 	for _, kind := range []string{"", "ConfigMap"} {
-		res := Resource{Version: "v1", Resource: "configmaps", Kind: kind}
+		res := kube.Resource{Version: "v1", Resource: "configmaps", Kind: kind}
 		src := newSourceFor[*unstructured.Unstructured](t, serveJSON(200, list), res, Options{})
 		page, err := src.List(t.Context(), informer.ListOptions{})
 		if err != nil {
@@ -99,14 +104,14 @@ func TestUnstructuredFill(t *testing.T) {
 	}
 
 	// A watch before any list: the Resource's group, version and kind.
-	h := streamHandler(eventJSON("ADDED", item))
-	src := newSourceFor[*unstructured.Unstructured](t, h, Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget"}, Options{})
+	h := streamHandler(kubefixture.EventJSON("ADDED", item))
+	src := newSourceFor[*unstructured.Unstructured](t, h, kube.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget"}, Options{})
 	ev, err := watchOf(t, src, informer.WatchOptions{ResourceVersion: "5"}).Next()
 	if err != nil || ev.Object.GetAPIVersion() != "example.com/v1" || ev.Object.GetKind() != "Widget" {
 		t.Fatalf("event %+v, %v", ev, err)
 	}
 	// Without a kind anywhere, the error names the object and quotes nothing.
-	src = newSourceFor[*unstructured.Unstructured](t, h, Resource{Version: "v1", Resource: "configmaps"}, Options{})
+	src = newSourceFor[*unstructured.Unstructured](t, h, kube.Resource{Version: "v1", Resource: "configmaps"}, Options{})
 	_, err = watchOf(t, src, informer.WatchOptions{ResourceVersion: "5"}).Next()
 	if err == nil || !strings.Contains(err.Error(), "ns/a (resourceVersion 4)") || strings.Contains(err.Error(), `"k"`) {
 		t.Fatalf("error %v", err)
@@ -120,7 +125,7 @@ func TestWithTypeMeta(t *testing.T) {
 		{`{"a":1}`, `{"apiVersion":"v1","kind":"K","a":1}`},
 		{`[1]`, `[1]`},
 	} {
-		if got := string(withTypeMeta([]byte(tt.in), "v1", "K")); got != tt.want {
+		if got := string(kubewire.WithTypeMeta([]byte(tt.in), "v1", "K")); got != tt.want {
 			t.Errorf("withTypeMeta(%s) = %s, want %s", tt.in, got, tt.want)
 		}
 	}

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -200,13 +204,13 @@ func TestNoLeakInDecodeErrors(t *testing.T) {
 	t.Run("unstructured without kind", func(t *testing.T) {
 		c := newLeakCatcher()
 		body := `{"metadata":{"resourceVersion":"8"},"items":[` + secretJSON("s", `"data":{"token":"`+secretText+`"}`) + `]}`
-		res := Resource{Version: "v1", Resource: "secrets"}
+		res := kube.Resource{Version: "v1", Resource: "secrets"}
 		runUntilError(t, newSourceFor[*unstructured.Unstructured](t, serveJSON(200, body), res, Options{}), c)
 		c.check(t)
 	})
 }
 
-var secretsRes = Resource{Version: "v1", Resource: "secrets"}
+var secretsRes = kube.Resource{Version: "v1", Resource: "secrets"}
 
 // watchAfterList answers lists with list and watches with stream.
 func watchAfterList(list, stream string) http.HandlerFunc {
@@ -225,8 +229,8 @@ func TestObjectErrorNamesTheObject(t *testing.T) {
 	body := `{"kind":"SecretList","metadata":{"resourceVersion":"8"},"items":[` + secretJSON("s1", `"data":{"token":`+secretNumber+`}`) + `]}`
 	src := newSourceFor[*secret](t, serveJSON(200, body), secretsRes, Options{})
 	_, err := src.List(t.Context(), informer.ListOptions{})
-	var oe *ObjectError
-	if !errors.As(err, &oe) || !errors.Is(err, ErrMalformed) {
+	var oe *kube.ObjectError
+	if !errors.As(err, &oe) || !errors.Is(err, kube.ErrMalformed) {
 		t.Fatalf("error %v", err)
 	}
 	if oe.Namespace != "ns" || oe.Name != "s1" || oe.ResourceVersion != "7" || oe.Field != "data" || oe.Offset <= 0 {
@@ -242,20 +246,20 @@ func TestObjectErrorNamesTheObject(t *testing.T) {
 // TestProtobufObjectErrorNamesTheObject: a protobuf list item that does
 // not decode is named from its metadata.
 func TestProtobufObjectErrorNamesTheObject(t *testing.T) {
-	meta := mustMarshal(t, &metav1.ObjectMeta{Name: "s1", Namespace: "ns", ResourceVersion: "7",
+	meta := kubefixture.MustMarshal(t, &metav1.ObjectMeta{Name: "s1", Namespace: "ns", ResourceVersion: "7",
 		Annotations: map[string]string{"token": secretText + secretNumber}})
 	item := binary.AppendUvarint([]byte{0x0a}, uint64(len(meta)))
 	item = append(item, meta...)
 	item = append(item, 0x17) // field 2 with the invalid wire type 7
-	listMeta := mustMarshal(t, &metav1.ListMeta{ResourceVersion: "8"})
+	listMeta := kubefixture.MustMarshal(t, &metav1.ListMeta{ResourceVersion: "8"})
 	list := binary.AppendUvarint([]byte{0x0a}, uint64(len(listMeta)))
 	list = append(list, listMeta...)
 	list = append(binary.AppendUvarint(append(list, 0x12), uint64(len(item))), item...)
-	body := envelope(t, "v1", "SecretList", list)
-	src := newSourceOf[*protoWidget](t, serveBytes(200, ctProtobuf, body), Options{})
+	body := kubefixture.Envelope(t, "v1", "SecretList", list)
+	src := newSourceOf[*kubefixture.ProtoWidget](t, serveBytes(200, ctProtobuf, body), Options{})
 	_, err := src.List(t.Context(), informer.ListOptions{})
-	var oe *ObjectError
-	if !errors.As(err, &oe) || oe.Namespace != "ns" || oe.Name != "s1" || oe.ResourceVersion != "7" || !errors.Is(err, ErrMalformed) {
+	var oe *kube.ObjectError
+	if !errors.As(err, &oe) || oe.Namespace != "ns" || oe.Name != "s1" || oe.ResourceVersion != "7" || !errors.Is(err, kube.ErrMalformed) {
 		t.Fatalf("error %v", err)
 	}
 	c := newLeakCatcher()

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/internal/jsondec"
 )
 
 // List returns one page of the collection: GET with limit, continue,
@@ -51,7 +52,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		}
 	}
 	start := time.Now()
-	body, f, err := s.get(ctx, "list", q, s.content.listAccept)
+	body, f, err := s.get(ctx, "list", q, s.content.ListAccept)
 	if err != nil {
 		return informer.Page[T]{}, s.explainNotFound(ctx, s.ctxError(ctx, "list", err))
 	}
@@ -59,14 +60,14 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	hint := int(min(limit, 4096))
 	var page informer.Page[T]
 	var echo string
-	if f == formatProtobuf {
-		d := protoListDecoder[T]{newObj: s.newObj, unmarshal: s.protoDecodeFor(ctx), maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds}
-		page, err = d.decode(body, hint)
-		echo = d.shardEcho
+	if f == kubewire.FormatProtobuf {
+		d := kubewire.ProtoListDecoder[T]{NewObj: s.newObj, Unmarshal: s.protoDecodeFor(ctx), MaxObject: s.opts.MaxObjectBytes, MaxTotal: s.opts.MaxResponseBytes, Res: s.name, Kinds: s.kinds}
+		page, err = d.Decode(body, hint)
+		echo = d.ShardEcho
 	} else {
-		d := listDecoder[T]{newObj: s.newObj, maxObject: s.opts.MaxObjectBytes, maxTotal: s.opts.MaxResponseBytes, res: s.name, kinds: s.kinds, share: s.sharedFor(ctx)}
-		page, err = d.decode(body, hint)
-		echo = d.shardEcho
+		d := kubewire.ListDecoder[T]{NewObj: s.newObj, MaxObject: s.opts.MaxObjectBytes, MaxTotal: s.opts.MaxResponseBytes, Res: s.name, Kinds: s.kinds, Share: s.sharedFor(ctx)}
+		page, err = d.Decode(body, hint)
+		echo = d.ShardEcho
 	}
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)
@@ -96,63 +97,16 @@ func (s *Source[T]) pageLimit(opts informer.ListOptions) (limit int64, grow bool
 	case grown > 0:
 		return grown, true, cont
 	}
-	return DefaultPageSize, true, cont
+	return kube.DefaultPageSize, true, cont
 }
 
 // ctxError replaces err by the context's cause when the context has
 // ended: the error is then the cancellation, not what it did to the
 // connection.
 func (s *Source[T]) ctxError(ctx context.Context, op string, err error) error {
-	var ae *APIError
-	if cerr := contextError(ctx); cerr != nil && !errors.As(err, &ae) {
+	var ae *kube.APIError
+	if cerr := kubewire.ContextError(ctx); cerr != nil && !errors.As(err, &ae) {
 		return fmt.Errorf("kube: %s %s: %w", op, s.name, cerr)
 	}
 	return err
-}
-
-// contextError returns nil while ctx is live, and then an error that
-// matches both ctx.Err() and its cause.
-func contextError(ctx context.Context) error {
-	err := ctx.Err()
-	if err == nil {
-		return nil
-	}
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
-		return fmt.Errorf("%w: %w", err, cause)
-	} else if cause != nil {
-		return cause
-	}
-	return err
-}
-
-// listMeta is the part of a list's metadata that a page carries on.
-type listMeta struct {
-	ResourceVersion string `json:"resourceVersion"`
-	Continue        string `json:"continue"`
-	ShardInfo       *struct {
-		Selector string `json:"selector"`
-	} `json:"shardInfo"`
-}
-
-// listDecoder decodes a JSON list response, {"kind":...,"metadata":{...},
-// "items":[...]} (see decodeStream): the items one by one into new Ts, the
-// metadata into listMeta, everything else skipped.
-type listDecoder[T informer.Object] struct {
-	newObj    func() T
-	maxObject int64
-	maxTotal  int64
-	res       string
-	kinds     *kindRule
-	share     *jsondec.Shared // Options.Sharing's table, or nil
-	shardEcho string          // the list's metadata.shardInfo.selector
-}
-
-// decode reads a whole list response from r; hint is the expected number
-// of items. On an error, the page is empty: a list is all or nothing.
-func (d *listDecoder[T]) decode(r io.Reader, hint int) (informer.Page[T], error) {
-	page, err := d.decodeStream(r, hint)
-	if err != nil {
-		return informer.Page[T]{}, err
-	}
-	return page, nil
 }

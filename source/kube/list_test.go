@@ -15,6 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/internal/kubewire"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -35,11 +40,11 @@ func TestListPages(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		switch q.Get("continue") {
 		case "":
-			io.WriteString(w, listJSON("100", "c1", widgetJSON("team-a", "a", "7", "red"), widgetJSON("team-a", "b", "8", "blue")))
+			io.WriteString(w, kubefixture.ListJSON("100", "c1", kubefixture.WidgetJSON("team-a", "a", "7", "red"), kubefixture.WidgetJSON("team-a", "b", "8", "blue")))
 		case "c1":
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
-			io.WriteString(zw, listJSON("100", "c2", widgetJSON("team-a", "c", "9", "green")))
+			io.WriteString(zw, kubefixture.ListJSON("100", "c2", kubefixture.WidgetJSON("team-a", "c", "9", "green")))
 			zw.Close()
 		default:
 			io.WriteString(w, `{"kind":"WidgetList","metadata":{"resourceVersion":"100"},"items":[]}`)
@@ -86,22 +91,22 @@ func TestListPages(t *testing.T) {
 // without a namespace, below a base path.
 func TestListPaths(t *testing.T) {
 	tests := []struct {
-		res  Resource
+		res  kube.Resource
 		ns   string
 		want string
 	}{
-		{Resource{Version: "v1", Resource: "pods"}, "", "/prefix/api/v1/pods"},
-		{Resource{Version: "v1", Resource: "pods"}, "kube-system", "/prefix/api/v1/namespaces/kube-system/pods"},
-		{Resource{Group: "apps", Version: "v1", Resource: "deployments"}, "a", "/prefix/apis/apps/v1/namespaces/a/deployments"},
-		{Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, "", "/prefix/apis/apiextensions.k8s.io/v1/customresourcedefinitions"},
+		{kube.Resource{Version: "v1", Resource: "pods"}, "", "/prefix/api/v1/pods"},
+		{kube.Resource{Version: "v1", Resource: "pods"}, "kube-system", "/prefix/api/v1/namespaces/kube-system/pods"},
+		{kube.Resource{Group: "apps", Version: "v1", Resource: "deployments"}, "a", "/prefix/apis/apps/v1/namespaces/a/deployments"},
+		{kube.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, "", "/prefix/apis/apiextensions.k8s.io/v1/customresourcedefinitions"},
 	}
 	for _, tt := range tests {
 		var got string
 		srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			got = r.URL.Path
-			serveJSON(200, listJSON("1", ""))(w, r)
+			serveJSON(200, kubefixture.ListJSON("1", ""))(w, r)
 		})
-		src, err := New[*widget](&Config{Host: srv.URL + "/prefix/"}, tt.res, Options{Namespace: tt.ns})
+		src, err := New[*kubefixture.Widget](&kube.Config{Host: srv.URL + "/prefix/"}, tt.res, Options{Namespace: tt.ns})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,27 +121,30 @@ func TestListPaths(t *testing.T) {
 
 // TestNewRejects checks what New refuses.
 func TestNewRejects(t *testing.T) {
-	cfg := &Config{Host: "https://127.0.0.1:1"}
+	cfg := &kube.Config{Host: "https://127.0.0.1:1"}
 	for _, tt := range []struct {
 		name string
 		err  func() error
 	}{
-		{"nil config", func() error { _, err := New[*widget](nil, widgetRes, Options{}); return err }},
-		{"no version", func() error { _, err := New[*widget](cfg, Resource{Resource: "pods"}, Options{}); return err }},
-		{"slash", func() error {
-			_, err := New[*widget](cfg, Resource{Version: "v1", Resource: "pods/log"}, Options{})
+		{"nil config", func() error { _, err := New[*kubefixture.Widget](nil, widgetRes, Options{}); return err }},
+		{"no version", func() error {
+			_, err := New[*kubefixture.Widget](cfg, kube.Resource{Resource: "pods"}, Options{})
 			return err
 		}},
-		{"namespace", func() error { _, err := New[*widget](cfg, widgetRes, Options{Namespace: ".."}); return err }},
+		{"slash", func() error {
+			_, err := New[*kubefixture.Widget](cfg, kube.Resource{Version: "v1", Resource: "pods/log"}, Options{})
+			return err
+		}},
+		{"namespace", func() error { _, err := New[*kubefixture.Widget](cfg, widgetRes, Options{Namespace: ".."}); return err }},
 		{"not a pointer", func() error { _, err := New[plainObject](cfg, widgetRes, Options{}); return err }},
-		{"no host", func() error { _, err := New[*widget](&Config{}, widgetRes, Options{}); return err }},
+		{"no host", func() error { _, err := New[*kubefixture.Widget](&kube.Config{}, widgetRes, Options{}); return err }},
 	} {
 		err := tt.err()
 		if err == nil {
 			t.Errorf("%s: no error", tt.name)
 			continue
 		}
-		if !errors.Is(err, ErrInvalidConfig) && !errors.Is(err, ErrNoServer) {
+		if !errors.Is(err, kube.ErrInvalidConfig) && !errors.Is(err, kube.ErrNoServer) {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
@@ -156,9 +164,9 @@ func TestListMetadataOnly(t *testing.T) {
 	var accept string
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		accept = r.Header.Get("Accept")
-		serveJSON(200, listJSON("5", "", widgetJSON("a", "w", "3", "red")))(w, r)
+		serveJSON(200, kubefixture.ListJSON("5", "", kubefixture.WidgetJSON("a", "w", "3", "red")))(w, r)
 	})
-	src, err := New[*metav1.PartialObjectMetadata](&Config{Host: srv.URL}, widgetRes, Options{})
+	src, err := New[*metav1.PartialObjectMetadata](&kube.Config{Host: srv.URL}, widgetRes, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +174,7 @@ func TestListMetadataOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if accept != acceptMetadataList { // auto without Options.Protobuf: JSON
+	if accept != kubewire.AcceptMetadataList { // auto without Options.Protobuf: JSON
 		t.Errorf("Accept %q", accept)
 	}
 	if len(page.Items) != 1 || page.Items[0].Name != "w" || page.Items[0].Labels["app"] != "x" {
@@ -187,66 +195,66 @@ func TestListBadInput(t *testing.T) {
 		{"html page with 200", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			io.WriteString(w, "<html><body><h1>Sign in to continue</h1></body></html>")
-		}, Options{}, []error{ErrNotJSON}, "Content-Type text/html; charset=utf-8, not JSON; body starts \"<html><body><h1>Sign in"},
+		}, Options{}, []error{kube.ErrNotJSON}, "Content-Type text/html; charset=utf-8, not JSON; body starts \"<html><body><h1>Sign in"},
 		{"json with the wrong content type", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
-			io.WriteString(w, listJSON("1", ""))
-		}, Options{}, []error{ErrNotJSON}, "Content-Type text/plain"},
+			io.WriteString(w, kubefixture.ListJSON("1", ""))
+		}, Options{}, []error{kube.ErrNotJSON}, "Content-Type text/plain"},
 		{"no content type", func(w http.ResponseWriter, r *http.Request) {
 			w.Header()["Content-Type"] = nil
 			io.WriteString(w, "\x00\x01")
-		}, Options{}, []error{ErrNotJSON}, "Content-Type none"},
-		{"truncated mid-object", serveJSON(200, listJSON("1", "", widgetJSON("a", "b", "1", "red"))[:120]),
-			Options{}, []error{ErrMalformed, io.ErrUnexpectedEOF}, "item 0"},
-		{"truncated between items", serveJSON(200, `{"metadata":{},"items":[`+widgetJSON("a", "b", "1", "red")+`,`),
-			Options{}, []error{ErrMalformed, io.ErrUnexpectedEOF}, "unexpected EOF"},
-		{"empty body", serveJSON(200, ""), Options{}, []error{ErrMalformed, io.ErrUnexpectedEOF}, ""},
+		}, Options{}, []error{kube.ErrNotJSON}, "Content-Type none"},
+		{"truncated mid-object", serveJSON(200, kubefixture.ListJSON("1", "", kubefixture.WidgetJSON("a", "b", "1", "red"))[:120]),
+			Options{}, []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, "item 0"},
+		{"truncated between items", serveJSON(200, `{"metadata":{},"items":[`+kubefixture.WidgetJSON("a", "b", "1", "red")+`,`),
+			Options{}, []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, "unexpected EOF"},
+		{"empty body", serveJSON(200, ""), Options{}, []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, ""},
 		{"items is an object", serveJSON(200, `{"metadata":{"resourceVersion":"1"},"items":{"a":1}}`),
-			Options{}, []error{ErrMalformed}, `"items" is an object, not an array`},
+			Options{}, []error{kube.ErrMalformed}, `"items" is an object, not an array`},
 		{"items is a string", serveJSON(200, `{"items":"nope"}`),
-			Options{}, []error{ErrMalformed}, `"items" is a string, not an array`},
+			Options{}, []error{kube.ErrMalformed}, `"items" is a string, not an array`},
 		{"no items", serveJSON(200, `{"kind":"Widget","metadata":{"name":"x"}}`),
-			Options{}, []error{ErrMalformed}, `no "items": not a list`},
-		{"top level array", serveJSON(200, `[1,2]`), Options{}, []error{ErrMalformed}, "is an array, not a JSON list object"},
-		{"item is a number", serveJSON(200, `{"items":[`+widgetJSON("a", "b", "1", "red")+`,42]}`),
-			Options{}, []error{ErrMalformed}, "item 1"},
+			Options{}, []error{kube.ErrMalformed}, `no "items": not a list`},
+		{"top level array", serveJSON(200, `[1,2]`), Options{}, []error{kube.ErrMalformed}, "is an array, not a JSON list object"},
+		{"item is a number", serveJSON(200, `{"items":[`+kubefixture.WidgetJSON("a", "b", "1", "red")+`,42]}`),
+			Options{}, []error{kube.ErrMalformed}, "item 1"},
 		{"field of the wrong type", serveJSON(200, `{"items":[{"metadata":{"name":7}}]}`),
-			Options{}, []error{ErrMalformed}, "item 0"},
+			Options{}, []error{kube.ErrMalformed}, "item 0"},
 		{"metadata is a number", serveJSON(200, `{"metadata":5,"items":[]}`),
-			Options{}, []error{ErrMalformed}, "metadata"},
-		{"garbage after the list", serveJSON(200, listJSON("1", "")+`}garbage`),
-			Options{}, []error{ErrMalformed}, ""},
-		{"second list after the list", serveJSON(200, listJSON("1", "")+listJSON("2", "")),
-			Options{}, []error{ErrMalformed}, "data after the list"},
+			Options{}, []error{kube.ErrMalformed}, "metadata"},
+		{"garbage after the list", serveJSON(200, kubefixture.ListJSON("1", "")+`}garbage`),
+			Options{}, []error{kube.ErrMalformed}, ""},
+		{"second list after the list", serveJSON(200, kubefixture.ListJSON("1", "")+kubefixture.ListJSON("2", "")),
+			Options{}, []error{kube.ErrMalformed}, "data after the list"},
 		{"invalid json", serveJSON(200, `{"items":[{"metadata":{"name":"a"}}}]}`),
-			Options{}, []error{ErrMalformed}, "invalid character"},
+			Options{}, []error{kube.ErrMalformed}, "invalid character"},
 		{"bad gzip", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "gzip")
 			io.WriteString(w, "not gzip at all")
-		}, Options{}, []error{ErrMalformed}, "gzip"},
+		}, Options{}, []error{kube.ErrMalformed}, "gzip"},
 		{"corrupt gzip data", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "gzip")
 			var b bytes.Buffer
 			zw := gzip.NewWriter(&b)
-			io.WriteString(zw, listJSON("1", "", widgetJSON("a", "b", "1", "red")))
+			io.WriteString(zw, kubefixture.ListJSON("1", "", kubefixture.WidgetJSON("a", "b", "1", "red")))
 			zw.Close()
 			data := b.Bytes()
 			for i := 20; i < len(data)-8; i += 7 {
 				data[i] ^= 0x5a
 			}
 			w.Write(data)
-		}, Options{}, []error{ErrMalformed}, "gzip"},
+		}, Options{}, []error{kube.ErrMalformed}, "gzip"},
 		{"unknown encoding", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "br")
-			io.WriteString(w, listJSON("1", ""))
-		}, Options{}, []error{ErrMalformed}, `Content-Encoding "br"`},
-		{"response over MaxResponseBytes", serveJSON(200, listJSON("1", "", widgetJSON("a", "b", "1", "red"), widgetJSON("a", "c", "1", "red"))),
-			Options{MaxResponseBytes: 200}, []error{ErrObjectTooLarge}, "MaxResponseBytes"},
+			io.WriteString(w, kubefixture.ListJSON("1", ""))
+		}, Options{}, []error{kube.ErrMalformed}, `Content-Encoding "br"`},
+		{"response over MaxResponseBytes", serveJSON(200, kubefixture.ListJSON("1", "", kubefixture.WidgetJSON("a", "b", "1", "red"), kubefixture.WidgetJSON("a", "c", "1", "red"))),
+			Options{MaxResponseBytes: 200}, []error{kube.ErrObjectTooLarge}, "MaxResponseBytes"},
 		{"huge field outside items", serveJSON(200, `{"kind":"`+strings.Repeat("x", 5000)+`","items":[]}`),
-			Options{MaxObjectBytes: 1000}, []error{ErrObjectTooLarge}, "MaxObjectBytes"},
+			Options{MaxObjectBytes: 1000}, []error{kube.ErrObjectTooLarge}, "MaxObjectBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,10 +288,10 @@ func TestListHugeObject(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := src.List(t.Context(), informer.ListOptions{})
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, ErrObjectTooLarge) {
+	if !errors.Is(err, kube.ErrObjectTooLarge) {
 		t.Fatalf("error %v, want ErrObjectTooLarge", err)
 	}
-	var de *DecodeError
+	var de *kube.DecodeError
 	if !errors.As(err, &de) || de.Item != 0 || de.Offset > 2<<20 {
 		t.Errorf("error %#v", err)
 	}
@@ -308,16 +316,16 @@ func TestListHTTPErrors(t *testing.T) {
 		reason metav1.StatusReason
 		msg    string
 	}{
-		{"401", serveJSON(401, statusJSON(401, "Unauthorized", "Unauthorized")), ErrUnauthorized, 401, "Unauthorized", "401 Unauthorized"},
-		{"403", serveJSON(403, statusJSON(403, "Forbidden", `widgets.example.com is forbidden: User "bob" cannot list resource "widgets"`)),
-			ErrForbidden, 403, "Forbidden", `User "bob" cannot list`},
-		{"404", serveJSON(404, statusJSON(404, "NotFound", "the server could not find the requested resource")), ErrNotFound, 404, "NotFound", "could not find"},
-		{"410", serveJSON(410, statusJSON(410, "Expired", "The resourceVersion for the provided list is too old.")), informer.ErrExpired, 410, "Expired", "too old"},
+		{"401", serveJSON(401, kubefixture.StatusJSON(401, "Unauthorized", "Unauthorized")), kube.ErrUnauthorized, 401, "Unauthorized", "401 Unauthorized"},
+		{"403", serveJSON(403, kubefixture.StatusJSON(403, "Forbidden", `widgets.example.com is forbidden: User "bob" cannot list resource "widgets"`)),
+			kube.ErrForbidden, 403, "Forbidden", `User "bob" cannot list`},
+		{"404", serveJSON(404, kubefixture.StatusJSON(404, "NotFound", "the server could not find the requested resource")), kube.ErrNotFound, 404, "NotFound", "could not find"},
+		{"410", serveJSON(410, kubefixture.StatusJSON(410, "Expired", "The resourceVersion for the provided list is too old.")), informer.ErrExpired, 410, "Expired", "too old"},
 		{"429", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3")
-			serveJSON(429, statusJSON(429, "TooManyRequests", "too many requests, please try again later"))(w, r)
-		}, ErrTooManyRequests, 429, "TooManyRequests", "retry after 3s"},
-		{"404 as text", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "404 page not found", 404) }, ErrNotFound, 404, "", "404 page not found"},
+			serveJSON(429, kubefixture.StatusJSON(429, "TooManyRequests", "too many requests, please try again later"))(w, r)
+		}, kube.ErrTooManyRequests, 429, "TooManyRequests", "retry after 3s"},
+		{"404 as text", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "404 page not found", 404) }, kube.ErrNotFound, 404, "", "404 page not found"},
 		{"502 from a proxy", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(502)
@@ -329,7 +337,7 @@ func TestListHTTPErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src, _ := newTestSource(t, tt.h, Options{})
 			_, err := src.List(t.Context(), informer.ListOptions{})
-			var ae *APIError
+			var ae *kube.APIError
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %T %v, want *APIError", err, err)
 			}
@@ -343,7 +351,7 @@ func TestListHTTPErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error %q does not mention %q", err, tt.msg)
 			}
-			for _, other := range []error{ErrUnauthorized, ErrForbidden, ErrNotFound, informer.ErrExpired, ErrTooManyRequests} {
+			for _, other := range []error{kube.ErrUnauthorized, kube.ErrForbidden, kube.ErrNotFound, informer.ErrExpired, kube.ErrTooManyRequests} {
 				if other != tt.is && errors.Is(err, other) {
 					t.Errorf("%v is also %v", err, other)
 				}
@@ -356,10 +364,10 @@ func TestListHTTPErrors(t *testing.T) {
 func TestListExpiredContinue(t *testing.T) {
 	src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("continue") == "" {
-			serveJSON(200, listJSON("10", "tok", widgetJSON("a", "b", "1", "red")))(w, r)
+			serveJSON(200, kubefixture.ListJSON("10", "tok", kubefixture.WidgetJSON("a", "b", "1", "red")))(w, r)
 			return
 		}
-		serveJSON(410, statusJSON(410, "Expired", "The provided continue parameter is too old to display a consistent list result."))(w, r)
+		serveJSON(410, kubefixture.StatusJSON(410, "Expired", "The provided continue parameter is too old to display a consistent list result."))(w, r)
 	}), Options{})
 	page, err := src.List(t.Context(), informer.ListOptions{Limit: 1})
 	if err != nil || page.Continue != "tok" {
@@ -378,7 +386,7 @@ func TestListRedirects(t *testing.T) {
 		http.Redirect(w, r, r.URL.String(), http.StatusFound)
 	}), Options{})
 	_, err := src.List(t.Context(), informer.ListOptions{})
-	if !errors.Is(err, ErrRedirect) || !strings.Contains(err.Error(), "redirect loop") {
+	if !errors.Is(err, kube.ErrRedirect) || !strings.Contains(err.Error(), "redirect loop") {
 		t.Errorf("loop: %v", err)
 	}
 	var ue *url.Error
@@ -386,12 +394,12 @@ func TestListRedirects(t *testing.T) {
 		t.Errorf("loop: %T is not a *url.Error", err)
 	}
 
-	other := newServer(t, serveJSON(200, listJSON("1", "")))
+	other := newServer(t, serveJSON(200, kubefixture.ListJSON("1", "")))
 	src2, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}), Options{})
 	_, err = src2.List(t.Context(), informer.ListOptions{})
-	if !errors.Is(err, ErrRedirect) || !strings.Contains(err.Error(), "another host") {
+	if !errors.Is(err, kube.ErrRedirect) || !strings.Contains(err.Error(), "another host") {
 		t.Errorf("other host: %v", err)
 	}
 	_ = srv

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,10 +25,10 @@ import (
 func TestIntegrationUnstructuredBuiltins(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
 	createCRD(t, cfg, r, "thingamajigs", "thingamajig", "Thingamajig")
-	ns := r.namespace("unstructured")
-	r.createConfigMaps(ns, "cm", 2, nil)
+	ns := r.Namespace("unstructured")
+	r.CreateConfigMaps(ns, "cm", 2, nil)
 	deployment := func(name string) map[string]any {
 		labels := map[string]any{"app": name}
 		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name},
@@ -32,26 +36,26 @@ func TestIntegrationUnstructuredBuiltins(t *testing.T) {
 				"template": map[string]any{"metadata": map[string]any{"labels": labels},
 					"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "example.com/c:1"}}}}}}
 	}
-	r.must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment("d0"), nil)
+	r.Must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment("d0"), nil)
 	thing := func(name string) map[string]any {
 		return map[string]any{"apiVersion": "example.com/v1", "kind": "Thingamajig", "metadata": map[string]any{"name": name}, "spec": map[string]any{"size": 1}}
 	}
-	r.must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing("t0"), nil)
+	r.Must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing("t0"), nil)
 
 	tests := []struct {
-		res        Resource
+		res        kube.Resource
 		apiVersion string
 		kind       string
 		create     func(name string)
 	}{
-		{Resource{Version: "v1", Resource: "configmaps"}, "v1", "ConfigMap", func(name string) {
-			r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil)
+		{kube.Resource{Version: "v1", Resource: "configmaps"}, "v1", "ConfigMap", func(name string) {
+			r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil)
 		}},
-		{Resource{Group: "apps", Version: "v1", Resource: "deployments"}, "apps/v1", "Deployment", func(name string) {
-			r.must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment(name), nil)
+		{kube.Resource{Group: "apps", Version: "v1", Resource: "deployments"}, "apps/v1", "Deployment", func(name string) {
+			r.Must("POST", "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment(name), nil)
 		}},
-		{Resource{Group: "example.com", Version: "v1", Resource: "thingamajigs"}, "example.com/v1", "Thingamajig", func(name string) {
-			r.must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing(name), nil)
+		{kube.Resource{Group: "example.com", Version: "v1", Resource: "thingamajigs"}, "example.com/v1", "Thingamajig", func(name string) {
+			r.Must("POST", "/apis/example.com/v1/namespaces/"+ns+"/thingamajigs", thing(name), nil)
 		}},
 	}
 	for _, tt := range tests {
@@ -117,13 +121,13 @@ type pod struct {
 func TestIntegrationKindCheck(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("kind")
-	r.createConfigMaps(ns, "cm", 1, nil)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("kind")
+	r.CreateConfigMaps(ns, "cm", 1, nil)
 	list := func(t *testing.T, err error) {
 		t.Helper()
-		var ke *KindError
-		if !errors.As(err, &ke) || !errors.Is(err, ErrWrongKind) || ke.Got != "ConfigMapList" {
+		var ke *kube.KindError
+		if !errors.As(err, &ke) || !errors.Is(err, kube.ErrWrongKind) || ke.Got != "ConfigMapList" {
 			t.Fatalf("error %v", err)
 		}
 		t.Log(err)
@@ -148,14 +152,14 @@ func TestIntegrationKindCheck(t *testing.T) {
 	t.Run("protobuf, Resource.Kind", func(t *testing.T) {
 		res := configMapsRes
 		res.Kind = "Pod"
-		src, err := New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
+		src, err := New[*kubefixture.ProtoWidget](cfg, res, Options{Namespace: ns, ContentType: kube.ContentTypeProtobuf, Protobuf: kube.ProtobufFunc((*kubefixture.ProtoWidget).Unmarshal)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = src.List(t.Context(), informer.ListOptions{})
 		list(t, err)
 		res.Kind = "ConfigMap"
-		src, err = New[*protoWidget](cfg, res, Options{Namespace: ns, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
+		src, err = New[*kubefixture.ProtoWidget](cfg, res, Options{Namespace: ns, ContentType: kube.ContentTypeProtobuf, Protobuf: kube.ProtobufFunc((*kubefixture.ProtoWidget).Unmarshal)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +168,7 @@ func TestIntegrationKindCheck(t *testing.T) {
 		}
 	})
 	t.Run("watch", func(t *testing.T) {
-		good, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+		good, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,9 +187,9 @@ func TestIntegrationKindCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		r.createConfigMaps(ns, "more", 1, nil)
+		r.CreateConfigMaps(ns, "more", 1, nil)
 		_, err = w.Next()
-		if !errors.Is(err, ErrWrongKind) || !errors.Is(err, informer.ErrBadEvent) {
+		if !errors.Is(err, kube.ErrWrongKind) || !errors.Is(err, informer.ErrBadEvent) {
 			t.Fatalf("error %v", err)
 		}
 	})
@@ -207,7 +211,7 @@ func TestIntegrationKindCheck(t *testing.T) {
 			defer func() { cancel(); <-done }()
 			wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
 			defer wcancel()
-			if err := informer.WaitForCacheSync(wctx, inf); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrWrongKind) {
+			if err := informer.WaitForCacheSync(wctx, inf); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, kube.ErrWrongKind) {
 				t.Fatalf("WaitForCacheSync: %v (%d cached)", err, len(inf.Lister().List(nil)))
 			}
 			t.Log(inf.LastError())
@@ -228,10 +232,10 @@ type badSecret struct {
 func TestIntegrationNoLeak(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("leak")
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("leak")
 	create := func(name string) {
-		r.must("POST", "/api/v1/namespaces/"+ns+"/secrets", map[string]any{"metadata": map[string]any{"name": name},
+		r.Must("POST", "/api/v1/namespaces/"+ns+"/secrets", map[string]any{"metadata": map[string]any{"name": name},
 			"stringData": map[string]any{"token": secretText + secretNumber}}, nil)
 	}
 	create("s0")
@@ -278,7 +282,7 @@ func TestIntegrationNoLeak(t *testing.T) {
 		defer w.Close()
 		create("s1")
 		_, err = w.Next()
-		var oe *ObjectError
+		var oe *kube.ObjectError
 		if !errors.As(err, &oe) || oe.Name != "s1" || oe.Namespace != ns {
 			t.Fatalf("error %v", err)
 		}
@@ -306,7 +310,7 @@ func TestIntegrationPermanentErrors(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
 	for _, opts := range []Options{{LabelSelector: "a b c"}, {LabelSelector: "app in (x"}, {FieldSelector: "metadata.name"}} {
-		if _, err := New[*configMap](cfg, configMapsRes, opts); !errors.Is(err, ErrInvalidConfig) {
+		if _, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, opts); !errors.Is(err, kube.ErrInvalidConfig) {
 			t.Errorf("New with %+v: %v", opts, err)
 		}
 	}
@@ -315,19 +319,19 @@ func TestIntegrationPermanentErrors(t *testing.T) {
 	wrongToken.BearerToken = "wrong"
 	tests := []struct {
 		name string
-		cfg  *Config
-		res  Resource
+		cfg  *kube.Config
+		res  kube.Resource
 		ns   string
 		is   []error
 		msg  string
 	}{
-		{"cluster-scoped in a namespace", cfg, Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
-		{"cluster-scoped CRDs in a namespace", cfg, Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}, "default", []error{ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
-		{"unknown resource", cfg, Resource{Version: "v1", Resource: "widgets"}, "", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
-		{"the singular", cfg, Resource{Version: "v1", Resource: "pod"}, "", []error{ErrNotFound, ErrResourceNotServed}, `did you mean "pods"?`},
-		{"unknown group", cfg, Resource{Group: "nope.example.com", Version: "v1", Resource: "widgets"}, "default", []error{ErrNotFound, ErrResourceNotServed}, "not found on the server"},
-		{"forbidden", unprivileged, configMapsRes, "default", []error{ErrForbidden}, "forbidden"},
-		{"unauthorized", &wrongToken, configMapsRes, "default", []error{ErrUnauthorized}, "401"},
+		{"cluster-scoped in a namespace", cfg, kube.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}, "default", []error{kube.ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
+		{"cluster-scoped CRDs in a namespace", cfg, kube.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}, "default", []error{kube.ErrNotFound, ErrClusterScoped}, "is cluster-scoped"},
+		{"unknown resource", cfg, kube.Resource{Version: "v1", Resource: "widgets"}, "", []error{kube.ErrNotFound, ErrResourceNotServed}, "not found on the server"},
+		{"the singular", cfg, kube.Resource{Version: "v1", Resource: "pod"}, "", []error{kube.ErrNotFound, ErrResourceNotServed}, `did you mean "pods"?`},
+		{"unknown group", cfg, kube.Resource{Group: "nope.example.com", Version: "v1", Resource: "widgets"}, "default", []error{kube.ErrNotFound, ErrResourceNotServed}, "not found on the server"},
+		{"forbidden", unprivileged, configMapsRes, "default", []error{kube.ErrForbidden}, "forbidden"},
+		{"unauthorized", &wrongToken, configMapsRes, "default", []error{kube.ErrUnauthorized}, "401"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,9 +378,9 @@ func TestIntegrationPermanentErrors(t *testing.T) {
 func TestIntegrationCRDAppearsLater(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	n := fmt.Sprintf("%d%d", time.Now().UnixNano()%1e6, nsCounter.Add(1)) // a new CRD each run
-	res := Resource{Group: "example.com", Version: "v1", Resource: "doodads" + n, Kind: "Doodad" + n}
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	n := fmt.Sprintf("%d%d", time.Now().UnixNano()%1e6, kubefixture.NSCounter.Add(1)) // a new CRD each run
+	res := kube.Resource{Group: "example.com", Version: "v1", Resource: "doodads" + n, Kind: "Doodad" + n}
 	src, err := New[*unstructured.Unstructured](cfg, res, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -407,27 +411,27 @@ func TestIntegrationCRDAppearsLater(t *testing.T) {
 func TestIntegrationRBACGrantedLater(t *testing.T) {
 	env := needKube(t)
 	admin := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, admin)
-	ns := r.namespace("rbac")
-	src, err := New[*configMap](kubeConfigFor(t, env, "informer-test-unprivileged"), configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, admin, admin.Host)
+	ns := r.Namespace("rbac")
+	src, err := New[*kubefixture.ConfigMap](kubeConfigFor(t, env, "informer-test-unprivileged"), configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger, Reflector: fastReflector})
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger, Reflector: fastReflector})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	wctx, wcancel := context.WithTimeout(ctx, time.Second)
 	defer wcancel()
-	if err := inf.WaitForSync(wctx); !errors.Is(err, ErrForbidden) || !errors.Is(err, context.DeadlineExceeded) {
+	if err := inf.WaitForSync(wctx); !errors.Is(err, kube.ErrForbidden) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("before the grant: %v", err)
 	}
-	r.must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/roles", map[string]any{
+	r.Must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/roles", map[string]any{
 		"metadata": map[string]any{"name": "read-configmaps"},
 		"rules":    []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "verbs": []string{"list", "watch"}}},
 	}, nil)
-	r.must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/rolebindings", map[string]any{
+	r.Must("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/rolebindings", map[string]any{
 		"metadata": map[string]any{"name": "read-configmaps"},
 		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "read-configmaps"},
 		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "unprivileged"}},

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer/internal/jsondec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -49,7 +52,7 @@ type discoveryCache struct {
 // not served. Any other error is returned as it is, as is a 404 that
 // discovery does not explain.
 func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
-	var ae *APIError
+	var ae *kube.APIError
 	if !errors.As(err, &ae) || ae.Code != http.StatusNotFound || ae.Hint != "" {
 		return err
 	}
@@ -60,8 +63,7 @@ func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
 	case derr != nil:
 		return err // no explanation: the 404 as it is
 	case code == http.StatusNotFound:
-		ae.Hint = fmt.Sprintf("the API group/version %s is not found on the server (discovery: %s answers 404)", s.groupVersion(), s.discoveryPath())
-		ae.hintIs = ErrResourceNotServed
+		kubewire.SetHint(ae, fmt.Sprintf("the API group/version %s is not found on the server (discovery: %s answers 404)", s.groupVersion(), s.discoveryPath()), ErrResourceNotServed)
 	case code != http.StatusOK:
 		return err
 	default:
@@ -70,8 +72,7 @@ func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
 				continue
 			}
 			if !r.Namespaced && s.opts.Namespace != "" {
-				ae.Hint = fmt.Sprintf("%s is cluster-scoped: leave Options.Namespace empty", s.res)
-				ae.hintIs = ErrClusterScoped
+				kubewire.SetHint(ae, fmt.Sprintf("%s is cluster-scoped: leave Options.Namespace empty", s.res), ErrClusterScoped)
 			}
 			return err
 		}
@@ -83,7 +84,7 @@ func (s *Source[T]) explainNotFound(ctx context.Context, err error) error {
 				break
 			}
 		}
-		ae.hintIs = ErrResourceNotServed
+		kubewire.SetHint(ae, ae.Hint, ErrResourceNotServed)
 	}
 	return err
 }
@@ -144,13 +145,13 @@ func (s *Source[T]) discover(ctx context.Context) (*metav1.APIResourceList, int,
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		io.Copy(io.Discard, io.LimitReader(resp.Body, kubewire.MaxErrorBody))
 		return nil, resp.StatusCode, nil
 	}
-	if !isJSONContentType(resp.Header.Get("Content-Type")) {
+	if !kubewire.IsJSONContentType(resp.Header.Get("Content-Type")) {
 		return nil, 0, errors.New("discovery: not JSON")
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, kubewire.MaxErrorBody))
 	if err != nil {
 		return nil, 0, err
 	}

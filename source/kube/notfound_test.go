@@ -7,6 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -23,7 +27,7 @@ func TestExplainNotFound(t *testing.T) {
 				serveJSON(200, body)(w, r)
 				return
 			}
-			serveJSON(404, statusJSON(404, "NotFound", "the server could not find the requested resource"))(w, r)
+			serveJSON(404, kubefixture.StatusJSON(404, "NotFound", "the server could not find the requested resource"))(w, r)
 		}
 	}
 	tests := []struct {
@@ -46,7 +50,7 @@ func TestExplainNotFound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src, _ := newTestSource(t, discovery(tt.body), Options{Namespace: tt.namespace})
 			_, err := src.List(t.Context(), informer.ListOptions{})
-			if !errors.Is(err, ErrNotFound) {
+			if !errors.Is(err, kube.ErrNotFound) {
 				t.Fatalf("list: %v", err)
 			}
 			for _, e := range []error{ErrClusterScoped, ErrResourceNotServed} {
@@ -64,7 +68,7 @@ func TestExplainNotFound(t *testing.T) {
 // TestNewParsesSelectors: malformed selectors fail New with
 // ErrInvalidConfig; valid ones pass.
 func TestNewParsesSelectors(t *testing.T) {
-	cfg := &Config{Host: "https://127.0.0.1:1"}
+	cfg := &kube.Config{Host: "https://127.0.0.1:1"}
 	for _, tt := range []struct {
 		opts Options
 		ok   bool
@@ -77,8 +81,8 @@ func TestNewParsesSelectors(t *testing.T) {
 		{Options{LabelSelector: "=x"}, false},
 		{Options{FieldSelector: "metadata.name"}, false},
 	} {
-		_, err := New[*widget](cfg, widgetRes, tt.opts)
-		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrInvalidConfig)) {
+		_, err := New[*kubefixture.Widget](cfg, widgetRes, tt.opts)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, kube.ErrInvalidConfig)) {
 			t.Errorf("%+v: %v", tt.opts, err)
 		}
 	}
@@ -94,7 +98,7 @@ func TestExplainNotFoundCachesDiscovery(t *testing.T) {
 			serveJSON(200, `{"kind":"APIResourceList","groupVersion":"example.com/v1","resources":[]}`)(w, r)
 			return
 		}
-		serveJSON(404, statusJSON(404, "NotFound", "the server could not find the requested resource"))(w, r)
+		serveJSON(404, kubefixture.StatusJSON(404, "NotFound", "the server could not find the requested resource"))(w, r)
 	}
 	src, _ := newTestSource(t, http.HandlerFunc(h), Options{})
 	for range 5 {

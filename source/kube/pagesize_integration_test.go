@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -46,23 +48,23 @@ func (l *listQueries) take() []string {
 func TestIntegrationDefaultListConsistent(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("consistent")
-	r.createConfigMaps(ns, "cm", 1600, nil)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("consistent")
+	r.CreateConfigMaps(ns, "cm", 1600, nil)
 
 	client, err := cfg.HTTPClient()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &listQueries{base: client.Transport}
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rec}})
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	write := func(i int) string {
-		var got configMap
-		cm := configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-7"}, Data: map[string]string{"v": strconv.Itoa(i)}}
-		r.must("PUT", cmPath(ns, "cm-7"), cm, &got)
+		var got kubefixture.ConfigMap
+		cm := kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-7"}, Data: map[string]string{"v": strconv.Itoa(i)}}
+		r.Must("PUT", kubefixture.CMPath(ns, "cm-7"), cm, &got)
 		return got.ResourceVersion
 	}
 	for i := range 20 {
@@ -107,7 +109,7 @@ func TestIntegrationDefaultListConsistent(t *testing.T) {
 
 	// The same through an informer with its defaults (but streaming lists).
 	want := write(100)
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger,
 		Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOff}})
 	runInformer(t, inf)
 	cm, ok := inf.Lister().Get(ns + "/cm-7")

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -41,7 +43,7 @@ func TestDefaultListRequests(t *testing.T) {
 		if q.Get("watch") != "" {
 			if q.Get("sendInitialEvents") == "true" {
 				w.WriteHeader(http.StatusUnprocessableEntity)
-				io.WriteString(w, statusJSON(422, "Invalid", "sendInitialEvents is forbidden"))
+				io.WriteString(w, kubefixture.StatusJSON(422, "Invalid", "sendInitialEvents is forbidden"))
 				return
 			}
 			mu.Lock()
@@ -49,7 +51,7 @@ func TestDefaultListRequests(t *testing.T) {
 			first := len(requests) == 2
 			mu.Unlock()
 			if first { // the first list's watch: expired, a relist follows
-				io.WriteString(w, eventJSON("ERROR", statusJSON(410, "Expired", "too old resource version")))
+				io.WriteString(w, kubefixture.EventJSON("ERROR", kubefixture.StatusJSON(410, "Expired", "too old resource version")))
 				return
 			}
 			w.(http.Flusher).Flush()
@@ -72,7 +74,7 @@ func TestDefaultListRequests(t *testing.T) {
 				default:
 				}
 				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, statusJSON(400, "BadRequest", "invalid continue token"))
+				io.WriteString(w, kubefixture.StatusJSON(400, "BadRequest", "invalid continue token"))
 				return
 			}
 		}
@@ -86,9 +88,9 @@ func TestDefaultListRequests(t *testing.T) {
 			cont = fmt.Sprintf("srv-%d", to)
 		}
 		// One object a page: the page sizes, not the objects, are under test.
-		io.WriteString(w, listJSON("77", cont, widgetJSON("ns", fmt.Sprintf("w%d", from), "5", "red")))
+		io.WriteString(w, kubefixture.ListJSON("77", cont, kubefixture.WidgetJSON("ns", fmt.Sprintf("w%d", from), "5", "red")))
 	}), Options{})
-	inf := informer.New[*widget](src, informer.Options[*widget]{Logger: slog.New(slog.DiscardHandler)})
+	inf := informer.New[*kubefixture.Widget](src, informer.Options[*kubefixture.Widget]{Logger: slog.New(slog.DiscardHandler)})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -184,7 +186,7 @@ func TestFixedPagesKeepServerTokens(t *testing.T) {
 	src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = append(got, r.URL.Query().Encode())
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, listJSON("1", "srv-tok", widgetJSON("ns", "a", "1", "red")))
+		io.WriteString(w, kubefixture.ListJSON("1", "srv-tok", kubefixture.WidgetJSON("ns", "a", "1", "red")))
 	}), Options{PageSize: 7})
 	page, err := src.List(t.Context(), informer.ListOptions{})
 	if err != nil || page.Continue != "srv-tok" {

@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -44,7 +48,7 @@ func (c *contentTypeRecorder) take() []string {
 
 // recordingClient returns an HTTP client for cfg that records the
 // responses' Content-Types.
-func recordingClient(t *testing.T, cfg *Config) (*http.Client, *contentTypeRecorder) {
+func recordingClient(t *testing.T, cfg *kube.Config) (*http.Client, *contentTypeRecorder) {
 	t.Helper()
 	client, err := cfg.HTTPClient()
 	if err != nil {
@@ -76,11 +80,11 @@ func expectContentTypes(t *testing.T, rec *contentTypeRecorder, what, want strin
 func TestIntegrationProtobufMetadata(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns, other := r.namespace("protobuf"), r.namespace("protobuf-elsewhere")
-	r.createConfigMaps(ns, "cm", 25, map[string]string{"app": "pb"})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns, other := r.Namespace("protobuf"), r.Namespace("protobuf-elsewhere")
+	r.CreateConfigMaps(ns, "cm", 25, map[string]string{"app": "pb"})
 	client, rec := recordingClient(t, cfg)
-	src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+	src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +127,9 @@ func TestIntegrationProtobufMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: "new", Annotations: map[string]string{"a": "1"}}}, nil)
-	r.must("PUT", cmPath(ns, "cm-3"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-3", Labels: map[string]string{"app": "changed"}}}, nil)
-	r.must("DELETE", cmPath(ns, "cm-4"), nil, nil)
+	r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new", Annotations: map[string]string{"a": "1"}}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-3"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-3", Labels: map[string]string{"app": "changed"}}}, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-4"), nil, nil)
 	var got []string
 	for len(got) < 3 {
 		ev, err := w.Next()
@@ -157,8 +161,8 @@ func TestIntegrationProtobufMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var elsewhere configMap
-	r.must("POST", "/api/v1/namespaces/"+other+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, &elsewhere)
+	var elsewhere kubefixture.ConfigMap
+	r.Must("POST", "/api/v1/namespaces/"+other+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, &elsewhere)
 	evs, err := collect(t, w)
 	w.Close()
 	if err != io.EOF || len(evs) == 0 {
@@ -216,7 +220,7 @@ func TestIntegrationProtobufMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	runInformer(t, inf)
-	r.must("DELETE", cmPath(ns, "cm-5"), nil, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-5"), nil, nil)
 	expectNotes(t, notes, 30*time.Second, "add cm-0 true", "add new true", "delete cm-5")
 }
 
@@ -234,17 +238,17 @@ func expectNotes(t *testing.T, notes chan string, timeout time.Duration, want ..
 func TestIntegrationProtobufExpired(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("protobuf-expired")
-	r.createConfigMaps(ns, "cm", 5, nil)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("protobuf-expired")
+	r.CreateConfigMaps(ns, "cm", 5, nil)
 	client, rec := recordingClient(t, cfg)
-	meta, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+	meta, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata]()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Full objects, as far as protoWidget reads them: errors come as a
 	// protobuf Status (metadata-only requests get JSON errors).
-	full, err := New[*protoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, DisableKindCheck: true, Protobuf: ProtobufFunc((*protoWidget).Unmarshal)})
+	full, err := New[*kubefixture.ProtoWidget](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: client, DisableKindCheck: true, Protobuf: kube.ProtobufFunc((*kubefixture.ProtoWidget).Unmarshal)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,14 +270,14 @@ func TestIntegrationProtobufExpired(t *testing.T) {
 		t.Fatalf("first page: %+v %v", first, err)
 	}
 	oldRV := first.ResourceVersion
-	r.must("PUT", cmPath(ns, "cm-0"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0", Labels: map[string]string{"v": "before"}}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-0"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0", Labels: map[string]string{"v": "before"}}}, nil)
 	expectNotes(t, notes, 30*time.Second, "update cm-0 before")
 
 	restartServer(t, env)
 
 	// The informer resumes or relists, and sees what changed.
-	r.must("PUT", cmPath(ns, "cm-1"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1", Labels: map[string]string{"v": "after"}}}, nil)
-	r.must("DELETE", cmPath(ns, "cm-2"), nil, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-1"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1", Labels: map[string]string{"v": "after"}}}, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-2"), nil, nil)
 	expectNotes(t, notes, 60*time.Second, "update cm-1 after", "delete cm-2")
 	rec.take()
 
@@ -284,7 +288,7 @@ func TestIntegrationProtobufExpired(t *testing.T) {
 		_, err = w.Next()
 		w.Close()
 	}
-	var ae *APIError
+	var ae *kube.APIError
 	if !errors.Is(err, informer.ErrExpired) || !errors.As(err, &ae) || ae.Code != 410 || ae.Status.Kind != "Status" {
 		t.Errorf("watch from %s after the restart: %v, want an ERROR 410", oldRV, err)
 	}
@@ -306,7 +310,7 @@ func TestIntegrationProtobufExpired(t *testing.T) {
 		{ResourceVersion: oldRV, ResourceVersionMatch: informer.MatchExact},
 	} {
 		_, err = full.List(t.Context(), opts)
-		var ae *APIError
+		var ae *kube.APIError
 		if !errors.Is(err, informer.ErrExpired) || !errors.As(err, &ae) || ae.Code != 410 || ae.Status.Kind != "Status" || ae.Message == "" {
 			t.Errorf("list %+v: %v, want a 410 Status", opts, err)
 		}
@@ -345,20 +349,20 @@ type protoGadget struct {
 func TestIntegrationProtobufCRD(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
 	createCRD(t, cfg, r, "doohickeys", "doohickey", "Doohickey")
-	res := Resource{Group: "example.com", Version: "v1", Resource: "doohickeys"}
-	ns := r.namespace("protobuf-crd")
+	res := kube.Resource{Group: "example.com", Version: "v1", Resource: "doohickeys"}
+	ns := r.Namespace("protobuf-crd")
 	path := "/apis/example.com/v1/namespaces/" + ns + "/doohickeys"
 	newDoohickey := func(name string, size int) map[string]any {
 		return map[string]any{"apiVersion": "example.com/v1", "kind": "Doohickey",
 			"metadata": map[string]any{"name": name, "labels": map[string]any{"size": fmt.Sprint(size)}}, "spec": map[string]any{"size": size}}
 	}
 	for i := range 3 {
-		r.must("POST", path, newDoohickey(fmt.Sprintf("d%d", i), i), nil)
+		r.Must("POST", path, newDoohickey(fmt.Sprintf("d%d", i), i), nil)
 	}
 	client, rec := recordingClient(t, cfg)
-	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, DisableKindCheck: true, ContentType: ContentTypeProtobuf, Protobuf: ProtobufFunc((*protoGadget).Unmarshal), HTTPClient: client})
+	src, err := New[*protoGadget](cfg, res, Options{Namespace: ns, DisableKindCheck: true, ContentType: kube.ContentTypeProtobuf, Protobuf: kube.ProtobufFunc((*protoGadget).Unmarshal), HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +380,7 @@ func TestIntegrationProtobufCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.must("POST", path, newDoohickey("dz", 9), nil)
+	r.Must("POST", path, newDoohickey("dz", 9), nil)
 	ev, err := w.Next()
 	w.Close()
 	if err != nil || ev.Type != informer.EventAdded || ev.Object.Name != "dz" || ev.Object.Labels["size"] != "9" {
@@ -400,7 +404,7 @@ func TestIntegrationProtobufCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.must("DELETE", path+"/d0", nil, nil)
+	r.Must("DELETE", path+"/d0", nil, nil)
 	mev, err := mw.Next()
 	mw.Close()
 	if err != nil || mev.Type != informer.EventDeleted || mev.Object.Name != "d0" {

@@ -15,6 +15,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/internal/kubewire"
+
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	pkgruntime "k8s.io/apimachinery/pkg/runtime"
@@ -35,17 +40,17 @@ func gzipped(b []byte) []byte {
 func TestProtobufListPages(t *testing.T) {
 	many := make([]metav1.PartialObjectMetadata, 1000)
 	for i := range many {
-		many[i] = pom("b", fmt.Sprintf("m%04d", i), fmt.Sprint(100+i))
+		many[i] = kubefixture.POM("b", fmt.Sprintf("m%04d", i), fmt.Sprint(100+i))
 		many[i].Annotations = map[string]string{"note": strings.Repeat("n", i%300)}
 	}
 	pages := map[string]struct {
 		ct, encoding string
 		body         []byte
 	}{
-		"":   {ctProtobuf, "", pomListBody(t, "50", "c1", pom("a", "x", "7"), pom("a", "y", "8"))},
-		"c1": {ctProtobuf, "gzip", gzipped(pomListBody(t, "50", "c2", pom("a", "z", "9")))},
-		"c2": {ctProtobuf, "gzip", gzipped(pomListBody(t, "50", "c3", many...))},
-		"c3": {"application/json", "", []byte(listJSON("50", "", widgetJSON("c", "w", "11", "red")))},
+		"":   {ctProtobuf, "", kubefixture.POMListBody(t, "50", "c1", kubefixture.POM("a", "x", "7"), kubefixture.POM("a", "y", "8"))},
+		"c1": {ctProtobuf, "gzip", gzipped(kubefixture.POMListBody(t, "50", "c2", kubefixture.POM("a", "z", "9")))},
+		"c2": {ctProtobuf, "gzip", gzipped(kubefixture.POMListBody(t, "50", "c3", many...))},
+		"c3": {"application/json", "", []byte(kubefixture.ListJSON("50", "", kubefixture.WidgetJSON("c", "w", "11", "red")))},
 	}
 	var accepts []string
 	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +87,7 @@ func TestProtobufListPages(t *testing.T) {
 		t.Errorf("%d items: %v ... %v", len(got), got[:min(4, len(got))], got[max(0, len(got)-2):])
 	}
 	for i, a := range accepts {
-		if a != acceptProtobufMetadataList {
+		if a != kubewire.AcceptProtobufMetadataList {
 			t.Errorf("request %d: Accept %q", i, a)
 		}
 	}
@@ -93,9 +98,9 @@ func TestProtobufListPages(t *testing.T) {
 // items' kind as the protobuf gives it (none, as in JSON lists).
 func TestProtobufListFullObjects(t *testing.T) {
 	var accept string
-	l := metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: "3"}, Items: []metav1.PartialObjectMetadata{pom("a", "x", "2")}}
-	body := envelope(t, "example.com/v1", "WidgetList", mustMarshal(t, &l))
-	src := newSourceOf[*protoWidget](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	l := metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: "3"}, Items: []metav1.PartialObjectMetadata{kubefixture.POM("a", "x", "2")}}
+	body := kubefixture.Envelope(t, "example.com/v1", "WidgetList", kubefixture.MustMarshal(t, &l))
+	src := newSourceOf[*kubefixture.ProtoWidget](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		accept = r.Header.Get("Accept")
 		serveBytes(200, ctProtobuf, body)(w, r)
 	}), Options{})
@@ -103,7 +108,7 @@ func TestProtobufListFullObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if accept != acceptProtobuf {
+	if accept != kubewire.AcceptProtobuf {
 		t.Errorf("Accept %q", accept)
 	}
 	if len(page.Items) != 1 || page.Items[0].Name != "x" || page.Items[0].Kind != "" || page.ResourceVersion != "3" {
@@ -114,16 +119,16 @@ func TestProtobufListFullObjects(t *testing.T) {
 // TestProtobufListBadInput serves broken protobuf list responses: each
 // gives a typed error, and no page.
 func TestProtobufListBadInput(t *testing.T) {
-	good := pomListBody(t, "10", "", pom("a", "x", "1"), pom("a", "y", "2"))
-	lastItem := 2 + len(mustMarshal(t, ptr(pom("a", "y", "2")))) // tag, length (1 byte), message
+	good := kubefixture.POMListBody(t, "10", "", kubefixture.POM("a", "x", "1"), kubefixture.POM("a", "y", "2"))
+	lastItem := 2 + len(kubefixture.MustMarshal(t, kubefixture.Ptr(kubefixture.POM("a", "y", "2")))) // tag, length (1 byte), message
 	// listOf wraps a hand-made list message in an envelope.
 	listOf := func(list ...[]byte) []byte {
-		return envelope(t, "meta.k8s.io/v1", "PartialObjectMetadataList", concat(list...))
+		return kubefixture.Envelope(t, "meta.k8s.io/v1", "PartialObjectMetadataList", kubefixture.Concat(list...))
 	}
-	field := pbField
-	okItem := field(2, mustMarshal(t, ptr(pom("a", "x", "1"))))
-	unknownWith := func(u pkgruntime.Unknown) []byte { return append([]byte("k8s\x00"), mustMarshal(t, &u)...) }
-	listRaw := mustMarshal(t, &metav1.PartialObjectMetadataList{Items: []metav1.PartialObjectMetadata{pom("a", "x", "1")}})
+	field := kubefixture.PBField
+	okItem := field(2, kubefixture.MustMarshal(t, kubefixture.Ptr(kubefixture.POM("a", "x", "1"))))
+	unknownWith := func(u pkgruntime.Unknown) []byte { return append([]byte("k8s\x00"), kubefixture.MustMarshal(t, &u)...) }
+	listRaw := kubefixture.MustMarshal(t, &metav1.PartialObjectMetadataList{Items: []metav1.PartialObjectMetadata{kubefixture.POM("a", "x", "1")}})
 	pomList := pkgruntime.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}
 
 	tests := []struct {
@@ -135,50 +140,50 @@ func TestProtobufListBadInput(t *testing.T) {
 		msg      string
 	}{
 		{name: "wrong magic", h: serveBytes(200, ctProtobuf, append([]byte("k8s\x01"), good[4:]...)),
-			is: []error{ErrMalformed}, msg: `does not start with the protobuf magic "k8s\x00" (starts "k8s\x01")`},
-		{name: "json sent as protobuf", h: serveBytes(200, ctProtobuf, []byte(listJSON("1", ""))),
-			is: []error{ErrMalformed}, msg: "protobuf magic"},
-		{name: "empty body", h: serveBytes(200, ctProtobuf, nil), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "empty"},
-		{name: "magic only", h: serveBytes(200, ctProtobuf, []byte("k8s\x00")), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "without a list"},
-		{name: "truncated magic", h: serveBytes(200, ctProtobuf, []byte("k8")), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "magic"},
-		{name: "truncated envelope", h: serveBytes(200, ctProtobuf, good[:10]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "TypeMeta"},
-		{name: "truncated item", h: serveBytes(200, ctProtobuf, good[:len(good)-10]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "item 1"},
-		{name: "truncated between items", h: serveBytes(200, ctProtobuf, good[:len(good)-4-lastItem]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "the list"},
-		{name: "truncated in the last field", h: serveBytes(200, ctProtobuf, good[:len(good)-1]), is: []error{ErrMalformed, io.ErrUnexpectedEOF}},
-		{name: "item over MaxObjectBytes", h: serveBytes(200, ctProtobuf, pomListBody(t, "1", "", pom(strings.Repeat("n", 100), "x", "1"))), opts: Options{MaxObjectBytes: 100},
-			is: []error{ErrObjectTooLarge}, msg: "item 0: at byte"},
+			is: []error{kube.ErrMalformed}, msg: `does not start with the protobuf magic "k8s\x00" (starts "k8s\x01")`},
+		{name: "json sent as protobuf", h: serveBytes(200, ctProtobuf, []byte(kubefixture.ListJSON("1", ""))),
+			is: []error{kube.ErrMalformed}, msg: "protobuf magic"},
+		{name: "empty body", h: serveBytes(200, ctProtobuf, nil), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "empty"},
+		{name: "magic only", h: serveBytes(200, ctProtobuf, []byte("k8s\x00")), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "without a list"},
+		{name: "truncated magic", h: serveBytes(200, ctProtobuf, []byte("k8")), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "magic"},
+		{name: "truncated envelope", h: serveBytes(200, ctProtobuf, good[:10]), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "TypeMeta"},
+		{name: "truncated item", h: serveBytes(200, ctProtobuf, good[:len(good)-10]), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "item 1"},
+		{name: "truncated between items", h: serveBytes(200, ctProtobuf, good[:len(good)-4-lastItem]), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "the list"},
+		{name: "truncated in the last field", h: serveBytes(200, ctProtobuf, good[:len(good)-1]), is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}},
+		{name: "item over MaxObjectBytes", h: serveBytes(200, ctProtobuf, kubefixture.POMListBody(t, "1", "", kubefixture.POM(strings.Repeat("n", 100), "x", "1"))), opts: Options{MaxObjectBytes: 100},
+			is: []error{kube.ErrObjectTooLarge}, msg: "item 0: at byte"},
 		{name: "response over MaxResponseBytes", h: serveBytes(200, ctProtobuf, good), opts: Options{MaxResponseBytes: int64(len(good) - 5)},
-			is: []error{ErrObjectTooLarge}, msg: "MaxResponseBytes"},
-		{name: "item of 2^31 bytes", h: serveBytes(200, ctProtobuf, concat(listHead(t, 1<<31+10),
+			is: []error{kube.ErrObjectTooLarge}, msg: "MaxResponseBytes"},
+		{name: "item of 2^31 bytes", h: serveBytes(200, ctProtobuf, kubefixture.Concat(kubefixture.ListHead(t, 1<<31+10),
 			[]byte{0x12, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 2, 3})), // an item field with a length of 1<<31
-			is: []error{ErrObjectTooLarge}, msg: "item 0: at byte"},
-		{name: "item runs past the list", h: serveBytes(200, ctProtobuf, listOf([]byte{0x12, 0x40}, mustMarshal(t, ptr(pom("a", "x", "1"))))),
-			is: []error{ErrMalformed}, msg: "runs past the end"},
+			is: []error{kube.ErrObjectTooLarge}, msg: "item 0: at byte"},
+		{name: "item runs past the list", h: serveBytes(200, ctProtobuf, listOf([]byte{0x12, 0x40}, kubefixture.MustMarshal(t, kubefixture.Ptr(kubefixture.POM("a", "x", "1"))))),
+			is: []error{kube.ErrMalformed}, msg: "runs past the end"},
 		{name: "item is not a PartialObjectMetadata", h: serveBytes(200, ctProtobuf, listOf(okItem, field(2, []byte{0x0a, 0x05, 'x'}))),
-			is: []error{ErrMalformed}, msg: "item 1"},
+			is: []error{kube.ErrMalformed}, msg: "item 1"},
 		{name: "group wire type", h: serveBytes(200, ctProtobuf, listOf(okItem, []byte{0x1b, 0x1c})),
-			is: []error{ErrMalformed}, msg: "wire type 3"},
+			is: []error{kube.ErrMalformed}, msg: "wire type 3"},
 		{name: "items with the wrong wire type", h: serveBytes(200, ctProtobuf, listOf([]byte{0x10, 0x01})),
-			is: []error{ErrMalformed}, msg: "field 2 has the wire type 0"},
+			is: []error{kube.ErrMalformed}, msg: "field 2 has the wire type 0"},
 		{name: "endless varint", h: serveBytes(200, ctProtobuf, listOf(okItem, bytes.Repeat([]byte{0xff}, 11))),
-			is: []error{ErrMalformed}, msg: "varint"},
+			is: []error{kube.ErrMalformed}, msg: "varint"},
 		{name: "field number zero after the envelope", h: serveBytes(200, ctProtobuf, append(bytes.Clone(good), 0x00)),
-			is: []error{ErrMalformed}, msg: "invalid field number 0"},
-		{name: "a status, not a list", h: serveBytes(200, ctProtobuf, statusObject(t, 500, "InternalError", "boom")),
-			is: []error{ErrMalformed}, msg: `the response is a "Status", not a list`},
+			is: []error{kube.ErrMalformed}, msg: "invalid field number 0"},
+		{name: "a status, not a list", h: serveBytes(200, ctProtobuf, kubefixture.StatusObject(t, 500, "InternalError", "boom")),
+			is: []error{kube.ErrMalformed}, msg: `the response is a "Status", not a list`},
 		{name: "gzip inside the envelope", h: serveBytes(200, ctProtobuf, unknownWith(pkgruntime.Unknown{TypeMeta: pomList, Raw: listRaw, ContentEncoding: "gzip"})),
-			is: []error{ErrMalformed}, msg: `contentEncoding "gzip"`},
+			is: []error{kube.ErrMalformed}, msg: `contentEncoding "gzip"`},
 		{name: "json inside the envelope", h: serveBytes(200, ctProtobuf, unknownWith(pkgruntime.Unknown{TypeMeta: pomList, Raw: listRaw, ContentType: "application/json"})),
-			is: []error{ErrMalformed}, msg: `contentType is "application/json"`},
-		{name: "two lists", h: serveBytes(200, ctProtobuf, concat(good, field(2, listRaw))), is: []error{ErrMalformed}, msg: "two lists"},
+			is: []error{kube.ErrMalformed}, msg: `contentType is "application/json"`},
+		{name: "two lists", h: serveBytes(200, ctProtobuf, kubefixture.Concat(good, field(2, listRaw))), is: []error{kube.ErrMalformed}, msg: "two lists"},
 		{name: "bad gzip", h: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
 			serveBytes(200, ctProtobuf, good)(w, r)
-		}, is: []error{ErrMalformed}, msg: "gzip"},
+		}, is: []error{kube.ErrMalformed}, msg: "gzip"},
 		{name: "html page with 200", h: serveBytes(200, "text/html; charset=utf-8", []byte("<html><body><h1>Sign in</h1></body></html>")),
-			is: []error{ErrUnexpectedContentType, ErrNotJSON}, msg: "Content-Type text/html; charset=utf-8, not JSON or Kubernetes protobuf; body starts \"<html>"},
+			is: []error{kube.ErrUnexpectedContentType, kube.ErrNotJSON}, msg: "Content-Type text/html; charset=utf-8, not JSON or Kubernetes protobuf; body starts \"<html>"},
 		{name: "protobuf for a type without Unmarshal", h: serveBytes(200, ctProtobuf, good), jsonOnly: true,
-			is: []error{ErrUnexpectedContentType, ErrNotJSON}, msg: "Content-Type application/vnd.kubernetes.protobuf, not JSON;"},
+			is: []error{kube.ErrUnexpectedContentType, kube.ErrNotJSON}, msg: "Content-Type application/vnd.kubernetes.protobuf, not JSON;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +191,7 @@ func TestProtobufListBadInput(t *testing.T) {
 			var page informer.Page[*metav1.PartialObjectMetadata]
 			if tt.jsonOnly {
 				src, _ := newTestSource(t, tt.h, tt.opts)
-				var wp informer.Page[*widget]
+				var wp informer.Page[*kubefixture.Widget]
 				wp, err = src.List(t.Context(), informer.ListOptions{})
 				if wp.Items != nil || wp.ResourceVersion != "" {
 					t.Errorf("a page came with the error: %+v", wp)
@@ -200,8 +205,6 @@ func TestProtobufListBadInput(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestProtobufListHugeItem serves an item of 50 MiB: the list fails at
 // once from the item's length, allocating little.
 func TestProtobufListHugeItem(t *testing.T) {
@@ -209,7 +212,7 @@ func TestProtobufListHugeItem(t *testing.T) {
 	var written atomic.Int64
 	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", ctProtobuf)
-		head := listHead(t, 2+5+huge+100)
+		head := kubefixture.ListHead(t, 2+5+huge+100)
 		head = append(head, 0x12)               // an item ...
 		head = binary.AppendUvarint(head, huge) // ... of 50 MiB
 		w.Write(head)
@@ -226,8 +229,8 @@ func TestProtobufListHugeItem(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := src.List(t.Context(), informer.ListOptions{})
 	runtime.ReadMemStats(&after)
-	var de *DecodeError
-	if !errors.Is(err, ErrObjectTooLarge) || !errors.As(err, &de) || de.Item != 0 || de.Offset > 1<<10 {
+	var de *kube.DecodeError
+	if !errors.Is(err, kube.ErrObjectTooLarge) || !errors.As(err, &de) || de.Item != 0 || de.Offset > 1<<10 {
 		t.Fatalf("error %v, want ErrObjectTooLarge at item 0 before its bytes", err)
 	}
 	t.Log(err)
@@ -247,14 +250,14 @@ func TestProtobufListHTTPErrors(t *testing.T) {
 		is     error
 	}{
 		{"410", 410, metav1.StatusReasonExpired, "The provided continue parameter is too old", informer.ErrExpired},
-		{"403", 403, metav1.StatusReasonForbidden, `User "bob" cannot list`, ErrForbidden},
-		{"404", 404, metav1.StatusReasonNotFound, "not found", ErrNotFound},
+		{"403", 403, metav1.StatusReasonForbidden, `User "bob" cannot list`, kube.ErrForbidden},
+		{"404", 404, metav1.StatusReasonNotFound, "not found", kube.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := newSourceOf[*protoWidget](t, serveBytes(tt.code, ctProtobuf, statusObject(t, int32(tt.code), tt.reason, tt.msg)), Options{})
+			src := newSourceOf[*kubefixture.ProtoWidget](t, serveBytes(tt.code, ctProtobuf, kubefixture.StatusObject(t, int32(tt.code), tt.reason, tt.msg)), Options{})
 			_, err := src.List(t.Context(), informer.ListOptions{})
-			var ae *APIError
+			var ae *kube.APIError
 			if !errors.Is(err, tt.is) || !errors.As(err, &ae) || ae.Code != tt.code || ae.Reason != tt.reason || ae.Message != tt.msg ||
 				ae.Status.Kind != "Status" || ae.Status.APIVersion != "v1" {
 				t.Fatalf("error %#v", err)
@@ -263,9 +266,9 @@ func TestProtobufListHTTPErrors(t *testing.T) {
 		})
 	}
 	// A body that is not a Status in protobuf: its start is the message.
-	src := newSourceOf[*protoWidget](t, serveBytes(500, ctProtobuf, []byte("k8s\x00garbage")), Options{})
+	src := newSourceOf[*kubefixture.ProtoWidget](t, serveBytes(500, ctProtobuf, []byte("k8s\x00garbage")), Options{})
 	_, err := src.List(t.Context(), informer.ListOptions{})
-	var ae *APIError
+	var ae *kube.APIError
 	if !errors.As(err, &ae) || ae.Code != 500 || ae.Reason != "" {
 		t.Fatalf("error %#v", err)
 	}
@@ -291,7 +294,7 @@ func TestProtobufRecordedResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		// Fixed pages: the continue token is the server's as it is.
-		src := newSourceOf[*protoWidget](t, serveBytes(200, ctProtobuf, read(tt.file)), Options{PageSize: DefaultPageSize})
+		src := newSourceOf[*kubefixture.ProtoWidget](t, serveBytes(200, ctProtobuf, read(tt.file)), Options{PageSize: DefaultPageSize})
 		page, err := src.List(t.Context(), informer.ListOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
@@ -304,9 +307,9 @@ func TestProtobufRecordedResponses(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tt.file, got, tt.want)
 		}
 	}
-	src := newSourceOf[*protoWidget](t, serveBytes(400, ctProtobuf, read("status-400.pb")), Options{})
+	src := newSourceOf[*kubefixture.ProtoWidget](t, serveBytes(400, ctProtobuf, read("status-400.pb")), Options{})
 	_, err := src.List(t.Context(), informer.ListOptions{})
-	var ae *APIError
+	var ae *kube.APIError
 	if !errors.As(err, &ae) || ae.Code != 400 || ae.Reason != metav1.StatusReasonBadRequest || !strings.HasPrefix(ae.Message, "invalid continue token") {
 		t.Errorf("400: %v", err)
 	}

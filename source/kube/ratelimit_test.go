@@ -9,15 +9,19 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
 // inMemorySource returns a Source whose requests h serves without a
 // network, for synctest bubbles.
-func inMemorySource(t *testing.T, h http.Handler, opts Options) *Source[*widget] {
+func inMemorySource(t *testing.T, h http.Handler, opts Options) *Source[*kubefixture.Widget] {
 	t.Helper()
 	opts.HTTPClient = &http.Client{Transport: handlerTransport(h)}
-	src, err := New[*widget](&Config{Host: "https://apiserver.test"}, widgetRes, opts)
+	src, err := New[*kubefixture.Widget](&kube.Config{Host: "https://apiserver.test"}, widgetRes, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func inMemorySource(t *testing.T, h http.Handler, opts Options) *Source[*widget]
 // 300 ms.
 func TestRateLimiterPaces(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := inMemorySource(t, serveJSON(200, listJSON("1", "")), Options{QPS: 10, Burst: 2})
+		src := inMemorySource(t, serveJSON(200, kubefixture.ListJSON("1", "")), Options{QPS: 10, Burst: 2})
 		start := time.Now()
 		for range 5 {
 			if _, err := src.List(t.Context(), informer.ListOptions{}); err != nil {
@@ -45,7 +49,7 @@ func TestRateLimiterPaces(t *testing.T) {
 // 100 through at once; a shared limiter paces two Sources together.
 func TestRateLimiterDefaultsAndShared(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := inMemorySource(t, serveJSON(200, listJSON("1", "")), Options{})
+		src := inMemorySource(t, serveJSON(200, kubefixture.ListJSON("1", "")), Options{})
 		start := time.Now()
 		for range 100 {
 			if _, err := src.List(t.Context(), informer.ListOptions{}); err != nil {
@@ -62,11 +66,11 @@ func TestRateLimiterDefaultsAndShared(t *testing.T) {
 			t.Errorf("the 101st list came after %v, want 20ms (50 QPS)", d)
 		}
 
-		shared := NewRateLimiter(1, 1)
-		a := inMemorySource(t, serveJSON(200, listJSON("1", "")), Options{RateLimiter: shared})
-		b := inMemorySource(t, serveJSON(200, listJSON("1", "")), Options{RateLimiter: shared})
+		shared := kube.NewRateLimiter(1, 1)
+		a := inMemorySource(t, serveJSON(200, kubefixture.ListJSON("1", "")), Options{RateLimiter: shared})
+		b := inMemorySource(t, serveJSON(200, kubefixture.ListJSON("1", "")), Options{RateLimiter: shared})
 		start = time.Now()
-		for _, s := range []*Source[*widget]{a, b, a} {
+		for _, s := range []*Source[*kubefixture.Widget]{a, b, a} {
 			if _, err := s.List(t.Context(), informer.ListOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +85,7 @@ func TestRateLimiterDefaultsAndShared(t *testing.T) {
 // token back.
 func TestRateLimiterCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := NewRateLimiter(1, 1)
+		l := kube.NewRateLimiter(1, 1)
 		if err := l.Wait(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +103,7 @@ func TestRateLimiterCancel(t *testing.T) {
 		if d := time.Since(start); d != 900*time.Millisecond {
 			t.Errorf("waited %v, want 900ms", d)
 		}
-		if err := NewRateLimiter(-1, 0).Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		if err := kube.NewRateLimiter(-1, 0).Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Wait with an ended context: %v", err)
 		}
 	})
@@ -114,16 +118,16 @@ func TestRetryAfterHolds(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if calls.Add(1)%2 == 1 {
 				w.Header().Set("Retry-After", retryAfter)
-				serveJSON(429, statusJSON(429, "TooManyRequests", "slow down"))(w, r)
+				serveJSON(429, kubefixture.StatusJSON(429, "TooManyRequests", "slow down"))(w, r)
 				return
 			}
-			serveJSON(200, listJSON("1", ""))(w, r)
+			serveJSON(200, kubefixture.ListJSON("1", ""))(w, r)
 		})
 		src := inMemorySource(t, h, Options{QPS: -1})
 		start := time.Now()
 		_, err := src.List(t.Context(), informer.ListOptions{})
-		var ae *APIError
-		if !errors.As(err, &ae) || ae.RetryAfter != 2*time.Second || !errors.Is(err, ErrTooManyRequests) {
+		var ae *kube.APIError
+		if !errors.As(err, &ae) || ae.RetryAfter != 2*time.Second || !errors.Is(err, kube.ErrTooManyRequests) {
 			t.Fatalf("first list: %v", err)
 		}
 		if time.Since(start) != 0 {
@@ -151,23 +155,4 @@ func TestRetryAfterHolds(t *testing.T) {
 			t.Errorf("the watch came after %v, want 1m", d)
 		}
 	})
-}
-
-// TestParseRetryAfter covers the header's forms.
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for h, want := range map[string]time.Duration{
-		"":                              0,
-		"5":                             5 * time.Second,
-		" 1 ":                           time.Second,
-		"-3":                            0,
-		"soon":                          0,
-		"Thu, 01 Jan 2026 00:00:30 GMT": 30 * time.Second,
-		"Wed, 31 Dec 2025 23:00:00 GMT": 0,
-		"99999999":                      24 * time.Hour,
-	} {
-		if got := parseRetryAfter(h, now); got != want {
-			t.Errorf("%q: %v, want %v", h, got, want)
-		}
-	}
 }

@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -23,13 +27,13 @@ func TestRedirectLimit(t *testing.T) {
 				http.Redirect(w, r, fmt.Sprintf("%s?hop=%s", r.URL.Path, strconv.Itoa(int(n))), http.StatusFound)
 				return
 			}
-			serveJSON(200, listJSON("1", ""))(w, r)
+			serveJSON(200, kubefixture.ListJSON("1", ""))(w, r)
 		}), Options{})
 		_, err := src.List(t.Context(), informer.ListOptions{})
 		switch {
 		case redirects < 10 && err != nil:
 			t.Errorf("%d redirects: %v, want them followed", redirects, err)
-		case redirects >= 10 && !errors.Is(err, ErrRedirect):
+		case redirects >= 10 && !errors.Is(err, kube.ErrRedirect):
 			t.Errorf("%d redirects: %v, want ErrRedirect", redirects, err)
 		case redirects >= 10 && requests.Load() != 10:
 			t.Errorf("%d redirects: %d requests before giving up, want 10", redirects, requests.Load())

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -46,7 +48,7 @@ func compactEtcd(t *testing.T, env map[string]string) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		if err := decodeJSON(resp, out); err != nil {
+		if err := kubefixture.DecodeJSON(resp, out); err != nil {
 			t.Fatalf("etcd %s: %v", path, err)
 		}
 	}
@@ -69,16 +71,16 @@ func compactEtcd(t *testing.T, env map[string]string) {
 func TestIntegrationRestart(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("restart")
-	r.createConfigMaps(ns, "cm", 5, nil)
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("restart")
+	r.CreateConfigMaps(ns, "cm", 5, nil)
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var errs []error
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger, Reflector: fastReflector,
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger, Reflector: fastReflector,
 		OnError: func(err error) {
 			mu.Lock()
 			errs = append(errs, err)
@@ -97,14 +99,14 @@ func TestIntegrationRestart(t *testing.T) {
 	}
 	oldRV := first.ResourceVersion
 	// A write after oldRV, so that the new watch cache starts after it.
-	r.must("PUT", cmPath(ns, "cm-0"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0"}, Data: map[string]string{"v": "before"}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-0"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0"}, Data: map[string]string{"v": "before"}}, nil)
 	rec.expect(t, 30*time.Second, "update cm-0 before")
 
 	restartServer(t, env)
 
-	r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, nil)
-	r.must("PUT", cmPath(ns, "cm-1"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1"}, Data: map[string]string{"v": "after"}}, nil)
-	r.must("DELETE", cmPath(ns, "cm-2"), nil, nil)
+	r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-1"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1"}, Data: map[string]string{"v": "after"}}, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-2"), nil, nil)
 	rec.expect(t, 60*time.Second, "add after false", "update cm-1 after", "delete "+ns+"/cm-2")
 	// The cache converges with the server.
 	page, err := src.List(t.Context(), informer.ListOptions{})

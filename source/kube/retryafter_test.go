@@ -9,6 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 )
 
@@ -28,10 +32,10 @@ func TestRetryAfterHoldsBackNextRequest(t *testing.T) {
 		held   time.Duration // the next request's wait
 	}{
 		{"503 with a Retry-After header, no Status", 503, "3", "upstream busy", "text/plain", 3 * time.Second, 3 * time.Second},
-		{"500 with a Retry-After header", 500, "2", statusJSON(500, "InternalError", "boom"), "application/json", 2 * time.Second, 2 * time.Second},
+		{"500 with a Retry-After header", 500, "2", kubefixture.StatusJSON(500, "InternalError", "boom"), "application/json", 2 * time.Second, 2 * time.Second},
 		{"429 with retryAfterSeconds in its Status", 429, "", statusWithRetry, "application/json", time.Second, time.Second},
-		{"500 without Retry-After", 500, "", statusJSON(500, "InternalError", "boom"), "application/json", 0, 0},
-		{"400 with a Retry-After header", 400, "5", statusJSON(400, "BadRequest", "no"), "application/json", 5 * time.Second, 0},
+		{"500 without Retry-After", 500, "", kubefixture.StatusJSON(500, "InternalError", "boom"), "application/json", 0, 0},
+		{"400 with a Retry-After header", 400, "5", kubefixture.StatusJSON(400, "BadRequest", "no"), "application/json", 5 * time.Second, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,12 +51,12 @@ func TestRetryAfterHoldsBackNextRequest(t *testing.T) {
 						io.WriteString(w, tt.body)
 						return
 					}
-					serveJSON(200, listJSON("1", ""))(w, r)
+					serveJSON(200, kubefixture.ListJSON("1", ""))(w, r)
 				})
 				src := inMemorySource(t, h, Options{QPS: -1})
 				start := time.Now()
 				_, err := src.List(t.Context(), informer.ListOptions{})
-				var ae *APIError
+				var ae *kube.APIError
 				if !errors.As(err, &ae) || ae.Code != tt.code {
 					t.Fatalf("first list: %v, want an *APIError %d", err, tt.code)
 				}

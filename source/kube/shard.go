@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/shard"
 )
@@ -57,7 +59,7 @@ func newShardFilter[T informer.Object](opts Options, newObj func() T, metadataOn
 	switch opts.ShardField {
 	case "", shard.FieldUID:
 		if _, ok := any(newObj()).(shard.UIDObject); !ok {
-			return nil, fmt.Errorf("%w: Options.Shard hashes metadata.uid, and %T has no GetUID method", ErrInvalidConfig, newObj())
+			return nil, fmt.Errorf("%w: Options.Shard hashes metadata.uid, and %T has no GetUID method", kube.ErrInvalidConfig, newObj())
 		}
 		f.hash = func(obj T) uint64 { return shard.ByUID(any(obj).(shard.UIDObject)) }
 		f.selector = opts.Shard.Selector(shard.FieldUID)
@@ -65,7 +67,7 @@ func newShardFilter[T informer.Object](opts Options, newObj func() T, metadataOn
 		f.hash = shard.ByNamespace[T]
 		f.selector = opts.Shard.Selector(shard.FieldNamespace)
 	default:
-		return nil, fmt.Errorf("%w: Options.ShardField %q (kube-apiserver shards by %s or %s)", ErrInvalidConfig, opts.ShardField, shard.FieldUID, shard.FieldNamespace)
+		return nil, fmt.Errorf("%w: Options.ShardField %q (kube-apiserver shards by %s or %s)", kube.ErrInvalidConfig, opts.ShardField, shard.FieldUID, shard.FieldNamespace)
 	}
 	return f, nil
 }

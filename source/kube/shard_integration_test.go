@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/shard"
@@ -37,15 +40,15 @@ func TestIntegrationShard(t *testing.T) {
 			var ns string
 			for _, proto := range []bool{false, true} {
 				t.Run(fmt.Sprintf("protobuf=%v", proto), func(t *testing.T) {
-					r := newREST(t, cfg)
-					ns = r.namespace("shard")
-					r.createConfigMaps(ns, "cm", total, nil)
+					r := kubefixture.NewREST(t, cfg, cfg.Host)
+					ns = r.Namespace("shard")
+					r.CreateConfigMaps(ns, "cm", total, nil)
 					testShardSources(t, cfg, r, ns, total, gate, proto)
 				})
 			}
 			t.Run("strict", func(t *testing.T) {
 				set := shard.NewSet(shard.Split(3, 0))
-				full, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, Shard: set, ShardStrict: true})
+				full, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, Shard: set, ShardStrict: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +68,7 @@ func TestIntegrationShard(t *testing.T) {
 				}
 				// A strict informer on a server that ignores the selector
 				// holds nothing and says why.
-				inf := informer.New(full, informer.Options[*configMap]{})
+				inf := informer.New(full, informer.Options[*kubefixture.ConfigMap]{})
 				ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 				defer cancel()
 				_ = inf.Run(ctx)
@@ -82,7 +85,7 @@ func TestIntegrationShard(t *testing.T) {
 	}
 }
 
-func testShardSources(t *testing.T, cfg *Config, r *rest, ns string, total int, gate, proto bool) {
+func testShardSources(t *testing.T, cfg *kube.Config, r *kubefixture.REST, ns string, total int, gate, proto bool) {
 	const n = 3
 	type member struct {
 		stats func() ShardStats
@@ -99,7 +102,7 @@ func testShardSources(t *testing.T, cfg *Config, r *rest, ns string, total int, 
 		m := &member{set: set}
 		start := func(mode informer.WatchListMode) {}
 		if proto {
-			src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, Shard: set, Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+			src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns, Shard: set, Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata]()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +127,7 @@ func testShardSources(t *testing.T, cfg *Config, r *rest, ns string, total int, 
 				})
 			}
 		} else {
-			src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, Shard: set})
+			src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, Shard: set})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +141,7 @@ func testShardSources(t *testing.T, cfg *Config, r *rest, ns string, total int, 
 				return names, p.Continue, err
 			}
 			start = func(mode informer.WatchListMode) {
-				inf := informer.New(src, informer.Options[*configMap]{Reflector: informer.ReflectorOptions{WatchList: mode}})
+				inf := informer.New(src, informer.Options[*kubefixture.ConfigMap]{Reflector: informer.ReflectorOptions{WatchList: mode}})
 				go func() { done <- inf.Run(ctx) }()
 				m.infs = append(m.infs, func() map[string]string {
 					out := map[string]string{}
@@ -181,14 +184,14 @@ func testShardSources(t *testing.T, cfg *Config, r *rest, ns string, total int, 
 
 	// Changes while the informers watch: 60 deleted, 60 created, 60 updated.
 	for i := range 60 {
-		r.must("DELETE", cmPath(ns, fmt.Sprintf("cm-%d", i)), nil, nil)
+		r.Must("DELETE", kubefixture.CMPath(ns, fmt.Sprintf("cm-%d", i)), nil, nil)
 	}
-	r.createConfigMaps(ns, "new", 60, nil)
+	r.CreateConfigMaps(ns, "new", 60, nil)
 	for i := 100; i < 160; i++ {
-		var cm configMap
-		r.must("GET", cmPath(ns, fmt.Sprintf("cm-%d", i)), nil, &cm)
+		var cm kubefixture.ConfigMap
+		r.Must("GET", kubefixture.CMPath(ns, fmt.Sprintf("cm-%d", i)), nil, &cm)
 		cm.Data["index"] += "-updated"
-		r.must("PUT", cmPath(ns, cm.Name), &cm, nil)
+		r.Must("PUT", kubefixture.CMPath(ns, cm.Name), &cm, nil)
 	}
 	want := total // 600 - 60 + 60
 

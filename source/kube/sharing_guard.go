@@ -10,6 +10,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
+	"github.com/informer-go/informer/internal/kubewire"
 	"github.com/informer-go/informer/internal/protodec"
 	"github.com/informer-go/informer/internal/share"
 )
@@ -80,7 +81,7 @@ func (s *Source[T]) protoDecodeFor(ctx context.Context) func(T, []byte) error {
 	if s.shareTab == nil || s.protoDecode == nil {
 		return s.protoDecode
 	}
-	if _, ok := s.opts.Protobuf.(protobufTags[T]); !ok {
+	if !kubewire.FromTags[T](s.opts.Protobuf) {
 		return s.protoDecode
 	}
 	c, err := protodec.For(reflect.TypeFor[T]())

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -29,7 +32,7 @@ func TestSharingWriteFound(t *testing.T) {
 	for _, format := range []string{"protobuf", "json"} {
 		t.Run(format, func(t *testing.T) {
 			meta := func(name string) metav1.PartialObjectMetadata {
-				m := pom("shop", name, "1")
+				m := kubefixture.POM("shop", name, "1")
 				m.Labels = map[string]string{"app": "web", "pod-template-hash": "7f9c5d"}
 				m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-7f9c5d", UID: "0b8f1c2e-5d7a-4e0b-9a55-3c1f0d2b7e61", Controller: new(true)}}
 				return m
@@ -45,11 +48,11 @@ func TestSharingWriteFound(t *testing.T) {
 				watch := r.URL.Query().Get("watch") != ""
 				switch {
 				case format == "protobuf" && !watch:
-					serveBytes(200, ctProtobuf, pomListBody(t, "10", "", items...))(w, r)
+					serveBytes(200, ctProtobuf, kubefixture.POMListBody(t, "10", "", items...))(w, r)
 				case format == "protobuf":
 					select {
 					case <-release:
-						streamBytes(frame(t, "ADDED", pomObject(t, later)))(w, r)
+						streamBytes(kubefixture.Frame(t, "ADDED", kubefixture.POMObject(t, later)))(w, r)
 					case <-r.Context().Done():
 					}
 					<-r.Context().Done()
@@ -74,7 +77,7 @@ func TestSharingWriteFound(t *testing.T) {
 			}
 			opts := Options{}
 			if format == "json" {
-				opts.ContentType = ContentTypeJSON
+				opts.ContentType = kube.ContentTypeJSON
 			}
 			src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(h), opts)
 			var mu sync.Mutex

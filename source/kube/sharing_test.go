@@ -14,6 +14,11 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
 	"github.com/informer-go/informer/internal/testpod"
@@ -26,10 +31,10 @@ import (
 // without it (SharingOff) every pod has its own.
 func TestSharingList(t *testing.T) {
 	body := benchListBody()
-	newObj, _ := objectFactory[*testpod.Pod]()
+	newObj, _ := kubewire.ObjectFactory[*testpod.Pod]()
 	decode := func(share *jsondec.Shared) []*testpod.Pod {
-		d := listDecoder[*testpod.Pod]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods", share: share}
-		page, err := d.decode(bytes.NewReader(body), 500)
+		d := kubewire.ListDecoder[*testpod.Pod]{NewObj: newObj, MaxObject: DefaultMaxObjectBytes, Res: "pods", Share: share}
+		page, err := d.Decode(bytes.NewReader(body), 500)
 		if err != nil || len(page.Items) != 500 {
 			t.Fatal(len(page.Items), err)
 		}
@@ -62,11 +67,10 @@ func TestSharingList(t *testing.T) {
 		events.WriteString("}\n")
 	}
 	share := jsondec.NewShared(0)
-	w := newWatchDecoder(strings.NewReader(events.String()), newObj, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false)
-	w.s.share = share
+	w := kubewire.NewEventDecoder(strings.NewReader(events.String()), false, newObj, nil, DefaultMaxObjectBytes, "pods", "/api/v1/pods", false, nil, share)
 	var got []*testpod.Pod
 	for range 4 {
-		ev, err := w.next()
+		ev, err := w.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +87,7 @@ func TestSharingOption(t *testing.T) {
 		opt  Sharing
 		want bool
 	}{{SharingDefault, true}, {SharingOn, true}, {SharingOff, false}} {
-		s, err := New[*testpod.Pod](&Config{Host: "http://127.0.0.1:1"}, Resource{Version: "v1", Resource: "pods"}, Options{Sharing: c.opt})
+		s, err := New[*testpod.Pod](&kube.Config{Host: "http://127.0.0.1:1"}, kube.Resource{Version: "v1", Resource: "pods"}, Options{Sharing: c.opt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,22 +106,22 @@ func TestSharingOption(t *testing.T) {
 func TestSharingProtobuf(t *testing.T) {
 	var items []metav1.PartialObjectMetadata
 	for i := range 50 {
-		m := pom("shop", fmt.Sprintf("web-%d", i), "1")
+		m := kubefixture.POM("shop", fmt.Sprintf("web-%d", i), "1")
 		m.Labels = map[string]string{"app": "web", "pod-template-hash": "7f9c5d"}
 		m.Annotations = map[string]string{"note": "an annotation of some length, as objects have"}
 		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-7f9c5d", UID: "0b8f1c2e-5d7a-4e0b-9a55-3c1f0d2b7e61", Controller: new(true)}}
 		items = append(items, m)
 	}
-	body := pomListBody(t, "10", "", items...)
+	body := kubefixture.POMListBody(t, "10", "", items...)
 	decode := func(sharing Sharing) []*metav1.PartialObjectMetadata {
-		s, err := New[*metav1.PartialObjectMetadata](&Config{Host: "http://127.0.0.1:1"}, Resource{Version: "v1", Resource: "pods"},
-			Options{Protobuf: Protobuf[*metav1.PartialObjectMetadata](), Sharing: sharing})
+		s, err := New[*metav1.PartialObjectMetadata](&kube.Config{Host: "http://127.0.0.1:1"}, kube.Resource{Version: "v1", Resource: "pods"},
+			Options{Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata](), Sharing: sharing})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		d := protoListDecoder[*metav1.PartialObjectMetadata]{newObj: s.newObj, unmarshal: s.protoDecode, maxObject: DefaultMaxObjectBytes, res: "pods", kinds: s.kinds}
-		page, err := d.decode(bytes.NewReader(body), 50)
+		d := kubewire.ProtoListDecoder[*metav1.PartialObjectMetadata]{NewObj: s.newObj, Unmarshal: s.protoDecode, MaxObject: DefaultMaxObjectBytes, Res: "pods", Kinds: s.kinds}
+		page, err := d.Decode(bytes.NewReader(body), 50)
 		if err != nil || len(page.Items) != 50 {
 			t.Fatal(len(page.Items), err)
 		}
@@ -148,9 +152,9 @@ func TestSharingProtobuf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newObj, _ := objectFactory[*metav1.PartialObjectMetadata]()
-	d := listDecoder[*metav1.PartialObjectMetadata]{newObj: newObj, maxObject: DefaultMaxObjectBytes, res: "pods", share: jsondec.NewShared(0)}
-	page, err := d.decode(bytes.NewReader(jsonBody), 50)
+	newObj, _ := kubewire.ObjectFactory[*metav1.PartialObjectMetadata]()
+	d := kubewire.ListDecoder[*metav1.PartialObjectMetadata]{NewObj: newObj, MaxObject: DefaultMaxObjectBytes, Res: "pods", Share: jsondec.NewShared(0)}
+	page, err := d.Decode(bytes.NewReader(jsonBody), 50)
 	if err != nil || len(page.Items) != 50 {
 		t.Fatal(len(page.Items), err)
 	}
@@ -166,18 +170,18 @@ func TestSharingProtobuf(t *testing.T) {
 func TestSharingMutationDetected(t *testing.T) {
 	var items []metav1.PartialObjectMetadata
 	for i := range 5 {
-		m := pom("shop", fmt.Sprintf("web-%d", i), "1")
+		m := kubefixture.POM("shop", fmt.Sprintf("web-%d", i), "1")
 		m.Labels = map[string]string{"app": "web", "pod-template-hash": "7f9c5d"}
 		items = append(items, m)
 	}
-	body := pomListBody(t, "10", "", items...)
+	body := kubefixture.POMListBody(t, "10", "", items...)
 	src := newSourceOf[*metav1.PartialObjectMetadata](t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "" {
 			<-r.Context().Done() // a watch with no news
 			return
 		}
 		serveBytes(200, ctProtobuf, body)(w, r)
-	}), Options{Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+	}), Options{Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata]()})
 	var mu sync.Mutex
 	var errs []error
 	opts := informer.Options[*metav1.PartialObjectMetadata]{

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/jsondec"
 	"github.com/informer-go/informer/internal/share"
@@ -22,26 +25,22 @@ import (
 const (
 	// DefaultPageSize is the size of the first page of a List whose
 	// ListOptions.Limit and Options.PageSize are zero (later pages grow,
-	// up to MaxGrownPageSize), and of the pages of Client.List and All.
-	DefaultPageSize = 500
+	// up to MaxGrownPageSize).
+	DefaultPageSize = kube.DefaultPageSize
+	// DefaultMaxObjectBytes is the largest list item or watch event
+	// accepted when Options.MaxObjectBytes is zero.
+	DefaultMaxObjectBytes = kube.DefaultMaxObjectBytes
+	// DefaultQPS is the request rate of a Source whose Options set neither
+	// QPS nor RateLimiter.
+	DefaultQPS = kube.DefaultQPS
+	// DefaultBurst is the burst of a Source whose Options set neither QPS,
+	// Burst nor RateLimiter.
+	DefaultBurst = kube.DefaultBurst
 	// DefaultListTimeout bounds one List call (request and body) when
 	// Options.ListTimeout is zero. It matches kube-apiserver's own
 	// --request-timeout.
 	DefaultListTimeout = 60 * time.Second
-	// DefaultMaxObjectBytes is the largest list item or watch event
-	// accepted when Options.MaxObjectBytes is zero. etcd refuses values
-	// above 1.5 MiB by default, so real objects stay far below it.
-	DefaultMaxObjectBytes = 64 << 20
-	// DefaultQPS is the request rate of a Source whose Options set neither
-	// QPS nor RateLimiter.
-	DefaultQPS = 50
-	// DefaultBurst is the burst of a Source whose Options set neither QPS,
-	// Burst nor RateLimiter.
-	DefaultBurst = 100
 )
-
-// maxErrorBody is how much of an error response is read.
-const maxErrorBody = 1 << 20
 
 // Options configures a Source. The zero value means the documented
 // defaults: all namespaces, no selectors, an informer's first list in one
@@ -130,7 +129,7 @@ type Options struct {
 	// not set. The Content-Type of each response decides how it is
 	// decoded: custom resources come as JSON even when protobuf is asked
 	// for.
-	ContentType ContentType
+	ContentType kube.ContentType
 	// Protobuf, set to Protobuf[T](), lets the Source decode Kubernetes
 	// protobuf, for a T with generated protobuf code (the types of
 	// k8s.io/api, *metav1.PartialObjectMetadata); with ContentTypeAuto it
@@ -138,7 +137,7 @@ type Options struct {
 	// faster; nil (JSON only) keeps the generated decoding code out of
 	// the program. New fails with ErrInvalidConfig when it is for another
 	// type than T.
-	Protobuf ProtobufCodec
+	Protobuf kube.ProtobufCodec
 
 	// Sharing chooses whether the objects this Source decodes share
 	// their identical parts: SharingOn (the zero value, SharingDefault,
@@ -197,7 +196,7 @@ type Options struct {
 	// own limiter from QPS and Burst; share one between the Sources of a
 	// server. Either way, a 429 or 5xx answer with Retry-After holds the
 	// next requests back until it has passed (up to a minute).
-	RateLimiter *RateLimiter
+	RateLimiter *kube.RateLimiter
 
 	// HTTPClient sends the requests; nil means cfg.HTTPClient(), a new
 	// connection pool for this Source, which Source.Close releases. To
@@ -249,19 +248,19 @@ type Source[T informer.Object] struct {
 	host         *url.URL // scheme and host of the server, for redirects
 	collection   string   // the collection's URL, without query
 	path         string   // its path, for errors
-	res          Resource
+	res          kube.Resource
 	opts         Options
 	name         string // the resource for errors: "configmaps/v1"
 	newObj       func() T
 	metadataOnly bool
-	content      contentTypes
+	content      kubewire.ContentTypes
 	protoDecode  func(T, []byte) error // Options.Protobuf's, or nil
 	share        *jsondec.Shared       // Options.Sharing's table, or nil
 	shareTab     *share.Table          // the same table (protobuf's too)
 	gzip         bool
-	limiter      *RateLimiter
+	limiter      *kube.RateLimiter
 	baseQuery    url.Values
-	kinds        *kindRule
+	kinds        *kubewire.KindRule
 	base         string // the server's URL with its base path, for discovery
 	ownClient    bool   // the client was made by New (Options.HTTPClient nil)
 	discovery    discoveryCache
@@ -273,41 +272,41 @@ type Source[T informer.Object] struct {
 // (parsed as the server would: a malformed one is an error wrapping
 // ErrInvalidConfig, not a 400 retried forever) and builds the HTTP
 // client, but sends nothing.
-func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T], error) {
+func New[T informer.Object](cfg *kube.Config, res kube.Resource, opts Options) (*Source[T], error) {
 	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil Config", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: nil Config", kube.ErrInvalidConfig)
 	}
-	if err := res.validate(); err != nil {
+	if err := res.Validate(); err != nil {
 		return nil, err
 	}
 	if ns := opts.Namespace; strings.ContainsAny(ns, "/?#") || ns == "." || ns == ".." {
-		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidConfig, ns)
+		return nil, fmt.Errorf("%w: namespace %q", kube.ErrInvalidConfig, ns)
 	}
 	if _, err := labels.Parse(opts.LabelSelector); err != nil {
-		return nil, fmt.Errorf("%w: Options.LabelSelector %q: %w", ErrInvalidConfig, opts.LabelSelector, err)
+		return nil, fmt.Errorf("%w: Options.LabelSelector %q: %w", kube.ErrInvalidConfig, opts.LabelSelector, err)
 	}
 	if _, err := fields.ParseSelector(opts.FieldSelector); err != nil {
-		return nil, fmt.Errorf("%w: Options.FieldSelector %q: %w", ErrInvalidConfig, opts.FieldSelector, err)
+		return nil, fmt.Errorf("%w: Options.FieldSelector %q: %w", kube.ErrInvalidConfig, opts.FieldSelector, err)
 	}
 	var tab *share.Table // one table for JSON and protobuf
 	if opts.Sharing != SharingOff {
 		tab = share.New(0)
 	}
-	w, err := newWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient, tab)
+	w, err := kubewire.NewWire[T](cfg, opts.Protobuf, opts.ContentType, opts.HTTPClient, tab)
 	if err != nil {
 		return nil, err
 	}
-	newObj, metadataOnly, protoDecode, content := w.newObj, w.metadataOnly, w.protoDecode, w.content
-	base, client, ownClient := w.base, w.client, w.ownClient
+	newObj, metadataOnly, protoDecode, content := w.NewObj, w.MetadataOnly, w.ProtoDecode, w.Content
+	base, client, ownClient := w.Base, w.Client, w.OwnClient
 	if opts.ListTimeout == 0 {
 		opts.ListTimeout = DefaultListTimeout
 	}
 	if opts.MaxObjectBytes <= 0 {
-		opts.MaxObjectBytes = DefaultMaxObjectBytes
+		opts.MaxObjectBytes = kube.DefaultMaxObjectBytes
 	}
 	limiter := opts.RateLimiter
 	if limiter == nil {
-		limiter = newLimiter(opts.QPS, opts.Burst)
+		limiter = kube.NewRateLimiter(kubewire.LimiterRate(opts.QPS, opts.Burst))
 	}
 	s := &Source[T]{
 		host:         &url.URL{Scheme: base.Scheme, Host: base.Host},
@@ -328,7 +327,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	c.CheckRedirect = s.checkRedirect
 	c.Timeout = 0
 	s.client = &c
-	s.path = strings.TrimSuffix(base.Path, "/") + res.path(opts.Namespace)
+	s.path = strings.TrimSuffix(base.Path, "/") + res.Path(opts.Namespace)
 	u := *base
 	u.Path, u.RawPath, u.RawQuery, u.Fragment = "", "", "", ""
 	s.collection = u.String() + s.path
@@ -336,7 +335,7 @@ func New[T informer.Object](cfg *Config, res Resource, opts Options) (*Source[T]
 	if opts.Namespace != "" {
 		s.name += " in namespace " + opts.Namespace
 	}
-	s.kinds = newKindRule(reflect.TypeFor[T](), res, s.name, opts.DisableKindCheck)
+	s.kinds = kubewire.NewKindRule(reflect.TypeFor[T](), res.GroupVersionKind(), s.name, opts.DisableKindCheck)
 	if opts.LabelSelector != "" {
 		s.baseQuery.Set("labelSelector", opts.LabelSelector)
 	}
@@ -372,7 +371,7 @@ func (s *Source[T]) Close() error {
 }
 
 // Resource returns the resource the Source lists and watches.
-func (s *Source[T]) Resource() Resource { return s.res }
+func (s *Source[T]) Resource() kube.Resource { return s.res }
 
 // String describes the Source: its resource, namespace and selectors.
 func (s *Source[T]) String() string {
@@ -394,10 +393,10 @@ func (s *Source[T]) String() string {
 // request, so another host would receive them.
 func (s *Source[T]) checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != s.host.Scheme || req.URL.Host != s.host.Host {
-		return fmt.Errorf("%w: to %s, another host than the API server's (it would receive the credentials)", ErrRedirect, req.URL.Redacted())
+		return fmt.Errorf("%w: to %s, another host than the API server's (it would receive the credentials)", kube.ErrRedirect, req.URL.Redacted())
 	}
 	if len(via) >= 10 {
-		return fmt.Errorf("%w: stopped after %d redirects (a redirect loop?)", ErrRedirect, len(via))
+		return fmt.Errorf("%w: stopped after %d redirects (a redirect loop?)", kube.ErrRedirect, len(via))
 	}
 	return nil
 }
@@ -415,14 +414,14 @@ func (s *Source[T]) query() url.Values {
 // ready to decode, and its format: JSON, or protobuf when T can decode
 // it. Any other answer is an error: *APIError, *ContentTypeError, or what
 // the client returned.
-func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept string) (*decodedBody, format, error) {
+func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept string) (*kubewire.DecodedBody, kubewire.Format, error) {
 	if err := s.limiter.Wait(ctx); err != nil {
-		return nil, formatUnknown, fmt.Errorf("kube: %s %s: waiting for the rate limiter: %w", op, s.name, err)
+		return nil, kubewire.FormatUnknown, fmt.Errorf("kube: %s %s: waiting for the rate limiter: %w", op, s.name, err)
 	}
 	query := q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.collection+"?"+query, nil)
 	if err != nil {
-		return nil, formatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+		return nil, kubewire.FormatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
 	}
 	req.Header.Set("Accept", accept)
 	if s.gzip {
@@ -435,31 +434,31 @@ func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept str
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			ue.URL = redactedURL(ue.URL) // a password in Host stays out of errors
+			ue.URL = kubewire.RedactedURL(ue.URL) // a password in Host stays out of errors
 		}
-		return nil, formatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
+		return nil, kubewire.FormatUnknown, fmt.Errorf("kube: %s %s: %w", op, s.name, err)
 	}
 	path := s.path + "?" + query
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		return nil, formatUnknown, s.responseError(op, path, resp)
+		return nil, kubewire.FormatUnknown, s.responseError(op, path, resp)
 	}
 	ct := resp.Header.Get("Content-Type")
-	f := formatOf(ct)
-	if f == formatUnknown || (f == formatProtobuf && !s.content.protobuf) {
+	f := kubewire.FormatOf(ct)
+	if f == kubewire.FormatUnknown || (f == kubewire.FormatProtobuf && !s.content.Protobuf) {
 		defer resp.Body.Close()
-		e := &ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct, Expected: s.content.expected}
-		if body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
-			if sn := readSnippet(body); !strings.HasPrefix(sn, "{") && !strings.HasPrefix(sn, "[") {
+		e := &kube.ContentTypeError{Op: op, Path: path, Code: resp.StatusCode, ContentType: ct, Expected: s.content.Expected}
+		if body, err := kubewire.OpenBody(resp.Body, resp.Header.Get("Content-Encoding")); err == nil {
+			if sn := kubewire.ReadSnippet(body); !strings.HasPrefix(sn, "{") && !strings.HasPrefix(sn, "[") {
 				e.Snippet = sn // JSON may be objects: not quoted
 			}
 		}
-		return nil, formatUnknown, e
+		return nil, kubewire.FormatUnknown, e
 	}
-	body, err := openBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	body, err := kubewire.OpenBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
 		resp.Body.Close()
-		return nil, formatUnknown, &DecodeError{Op: op, Resource: s.name, Item: -1, Err: err}
+		return nil, kubewire.FormatUnknown, &kube.DecodeError{Op: op, Resource: s.name, Item: -1, Err: err}
 	}
 	return body, f, nil
 }
@@ -467,12 +466,8 @@ func (s *Source[T]) get(ctx context.Context, op string, q url.Values, accept str
 // responseError reads an error response into an *APIError, and holds the
 // next requests back for a Retry-After that comes with a 429 or 5xx.
 func (s *Source[T]) responseError(op, path string, resp *http.Response) error {
-	return readAPIError(op, path, resp, s.limiter, true)
+	return kubewire.ReadAPIError(op, path, resp, s.limiter.HoldFor, true)
 }
-
-// maxEventSlack is what a watch event may take beyond its object: the
-// envelope {"type":"MODIFIED","object":...}.
-const maxEventSlack = 4 << 10
 
 // CompareVersions orders two resourceVersions as numbers, which
 // Kubernetes' are in practice (etcd's revision), though its API calls them

@@ -2,53 +2,28 @@ package kube
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/apiserver"
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// widget is a small object type of the tests, shaped like a CRD object.
-type widget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	Spec              struct {
-		Color string `json:"color"`
-	} `json:"spec"`
-}
-
 // widgetRes is the resource the tests' widgets live in.
-var widgetRes = Resource{Group: "example.com", Version: "v1", Resource: "widgets"}
-
-// widgetJSON returns a widget object as JSON.
-func widgetJSON(ns, name, rv, color string) string {
-	return fmt.Sprintf(`{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q,"labels":{"app":"x"}},"spec":{"color":%q}}`, name, ns, rv, color)
-}
-
-// listJSON returns a list of items with the given metadata.
-func listJSON(rv, cont string, items ...string) string {
-	return fmt.Sprintf(`{"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{"resourceVersion":%q,"continue":%q},"items":[%s]}`, rv, cont, strings.Join(items, ","))
-}
-
-// eventJSON returns one watch event line.
-func eventJSON(typ, object string) string {
-	return fmt.Sprintf(`{"type":%q,"object":%s}`+"\n", typ, object)
-}
-
-// statusJSON returns a Status body.
-func statusJSON(code int, reason, message string) string {
-	return fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"reason":%q,"code":%d}`, message, reason, code)
-}
+var widgetRes = kube.Resource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
 // newTestSource starts a plain HTTP server on loopback with h and returns
 // a Source of widgets for it.
-func newTestSource(t testing.TB, h http.Handler, opts Options) (*Source[*widget], *httptest.Server) {
+func newTestSource(t testing.TB, h http.Handler, opts Options) (*Source[*kubefixture.Widget], *httptest.Server) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -56,7 +31,7 @@ func newTestSource(t testing.TB, h http.Handler, opts Options) (*Source[*widget]
 	if opts.QPS == 0 && opts.RateLimiter == nil {
 		opts.QPS = -1
 	}
-	src, err := New[*widget](&Config{Host: srv.URL}, widgetRes, opts)
+	src, err := New[*kubefixture.Widget](&kube.Config{Host: srv.URL}, widgetRes, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +130,8 @@ func checkBadWatch[T informer.Object](t *testing.T, w informer.Watcher[T], event
 	if !strings.Contains(err.Error(), msg) {
 		t.Errorf("%q does not mention %q", err, msg)
 	}
-	var de *DecodeError
-	var ae *APIError
+	var de *kube.DecodeError
+	var ae *kube.APIError
 	if !errors.As(err, &de) && !errors.As(err, &ae) {
 		t.Errorf("%T is neither a *DecodeError nor an *APIError", err)
 	}
@@ -194,19 +169,19 @@ func checkBadList[T informer.Object](t *testing.T, page informer.Page[T], err er
 	if !strings.Contains(err.Error(), msg) {
 		t.Errorf("error %q does not mention %q", err, msg)
 	}
-	var de *DecodeError
-	var ce *ContentTypeError
+	var de *kube.DecodeError
+	var ce *kube.ContentTypeError
 	if !errors.As(err, &de) && !errors.As(err, &ce) {
 		t.Errorf("error %T is neither a *DecodeError nor a *ContentTypeError", err)
 	}
-	if errors.Is(err, ErrObjectTooLarge) == errors.Is(err, ErrMalformed) && de != nil {
+	if errors.Is(err, kube.ErrObjectTooLarge) == errors.Is(err, kube.ErrMalformed) && de != nil {
 		t.Errorf("an error is either too large or malformed: %v", err)
 	}
 }
 
 // newSourceFor starts a plain HTTP server on loopback with h and returns
 // a Source of T for res.
-func newSourceFor[T informer.Object](t testing.TB, h http.Handler, res Resource, opts Options) *Source[T] {
+func newSourceFor[T informer.Object](t testing.TB, h http.Handler, res kube.Resource, opts Options) *Source[T] {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -214,10 +189,26 @@ func newSourceFor[T informer.Object](t testing.TB, h http.Handler, res Resource,
 	if opts.QPS == 0 && opts.RateLimiter == nil {
 		opts.QPS = -1
 	}
-	src, err := New[T](&Config{Host: srv.URL}, res, opts)
+	src, err := New[T](&kube.Config{Host: srv.URL}, res, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(src.client.CloseIdleConnections)
 	return src
 }
+
+// needKube skips t unless the integration tests are on, and returns the
+// test server's environment.
+func needKube(t *testing.T) map[string]string {
+	t.Helper()
+	return apiserver.Need(t)
+}
+
+// isNil reports whether v is nil or T's zero value.
+func isNil[T any](v T) bool {
+	return any(v) == nil || any(v) == any((T)(*new(T)))
+}
+
+// TestMain starts one kube-apiserver for the integration tests when
+// KUBE_INTEGRATION=1 (see apiserver.Main).
+func TestMain(m *testing.M) { os.Exit(apiserver.Main(m)) }

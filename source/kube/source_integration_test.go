@@ -1,9 +1,7 @@
 package kube
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,134 +10,29 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/informer-go/informer/kube"
+
+	"github.com/informer-go/informer/internal/kubefixture"
 
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// configMap is a local ConfigMap type: k8s.io/api is not a dependency.
-type configMap struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	Data              map[string]string `json:"data,omitempty"`
-}
-
-var configMapsRes = Resource{Version: "v1", Resource: "configmaps"}
-
-// rest sends plain REST requests to the test server.
-type rest struct {
-	t      testing.TB
-	client *http.Client
-	host   string
-}
+var configMapsRes = kube.Resource{Version: "v1", Resource: "configmaps"}
 
 // kubeConfigFor loads a context of the test server's kubeconfig.
-func kubeConfigFor(t testing.TB, env map[string]string, context string) *Config {
+func kubeConfigFor(t testing.TB, env map[string]string, context string) *kube.Config {
 	t.Helper()
-	cfg, err := LoadKubeconfig(LoadOptions{ExplicitPath: env["KUBECONFIG"], Context: context})
+	cfg, err := kube.LoadKubeconfig(kube.LoadOptions{ExplicitPath: env["KUBECONFIG"], Context: context})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
 }
-
-func newREST(t testing.TB, cfg *Config) *rest {
-	t.Helper()
-	client, err := cfg.HTTPClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.CloseIdleConnections)
-	return &rest{t: t, client: client, host: strings.TrimSuffix(cfg.Host, "/")}
-}
-
-// do sends method path with body as JSON, decodes the answer into out
-// when it is a success, and returns the status code. Safe for concurrent
-// use.
-func (r *rest) do(method, path string, body, out any) (int, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, r.host+path, rd)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, data)
-	}
-	if out != nil {
-		return resp.StatusCode, json.Unmarshal(data, out)
-	}
-	return resp.StatusCode, nil
-}
-
-// must is do that fails the test on an error.
-func (r *rest) must(method, path string, body, out any) {
-	r.t.Helper()
-	if _, err := r.do(method, path, body, out); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-var nsCounter atomic.Int32
-
-// namespace creates a fresh namespace.
-func (r *rest) namespace(prefix string) string {
-	r.t.Helper()
-	name := fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1e6, nsCounter.Add(1))
-	r.must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": name}}, nil)
-	return name
-}
-
-// createConfigMaps creates n ConfigMaps name-0 ... in ns, 16 at a time.
-func (r *rest) createConfigMaps(ns, prefix string, n int, labels map[string]string) {
-	r.t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	sem := make(chan struct{}, 16)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			cm := configMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i), Labels: labels},
-				Data: map[string]string{"index": fmt.Sprint(i), "payload": strings.Repeat("p", 200)}}
-			if _, err := r.do("POST", "/api/v1/namespaces/"+ns+"/configmaps", cm, nil); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		r.t.Fatal(err)
-	}
-}
-
-// cmPath is the path of one ConfigMap.
-func cmPath(ns, name string) string { return "/api/v1/namespaces/" + ns + "/configmaps/" + name }
 
 // headerRecorder records the Content-Encoding of responses.
 type headerRecorder struct {
@@ -163,16 +56,16 @@ func (h *headerRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestIntegrationListPages(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("pages")
-	r.createConfigMaps(ns, "cm", 2000, map[string]string{"app": "pages"})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("pages")
+	r.CreateConfigMaps(ns, "cm", 2000, map[string]string{"app": "pages"})
 
 	client, err := cfg.HTTPClient()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &headerRecorder{base: client.Transport}
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rec}})
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,15 +109,17 @@ type recorder struct{ ch chan string }
 
 func newRecorder() *recorder { return &recorder{ch: make(chan string, 10000)} }
 
-func (r *recorder) handler() informer.Handler[*configMap] {
-	return informer.HandlerFuncs[*configMap]{
-		AddFunc: func(cm *configMap, initial bool) { r.ch <- fmt.Sprintf("add %s %v", cm.Name, initial) },
-		UpdateFunc: func(old, cm *configMap) {
+func (r *recorder) handler() informer.Handler[*kubefixture.ConfigMap] {
+	return informer.HandlerFuncs[*kubefixture.ConfigMap]{
+		AddFunc: func(cm *kubefixture.ConfigMap, initial bool) { r.ch <- fmt.Sprintf("add %s %v", cm.Name, initial) },
+		UpdateFunc: func(old, cm *kubefixture.ConfigMap) {
 			if old.ResourceVersion != cm.ResourceVersion {
 				r.ch <- fmt.Sprintf("update %s %s", cm.Name, cm.Data["v"])
 			}
 		},
-		DeleteFunc: func(d informer.Deleted[*configMap]) { r.ch <- "delete " + d.Object.Namespace + "/" + d.Object.Name },
+		DeleteFunc: func(d informer.Deleted[*kubefixture.ConfigMap]) {
+			r.ch <- "delete " + d.Object.Namespace + "/" + d.Object.Name
+		},
 	}
 }
 
@@ -274,14 +169,14 @@ var fastReflector = informer.ReflectorOptions{Backoff: informer.Backoff{Initial:
 func TestIntegrationInformer(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("informer")
-	r.createConfigMaps(ns, "cm", 3, nil)
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("informer")
+	r.CreateConfigMaps(ns, "cm", 3, nil)
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger, Reflector: fastReflector})
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger, Reflector: fastReflector})
 	rec := newRecorder()
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
@@ -289,9 +184,9 @@ func TestIntegrationInformer(t *testing.T) {
 	runInformer(t, inf)
 	rec.expect(t, 10*time.Second, "add cm-0 true", "add cm-1 true", "add cm-2 true")
 
-	r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, nil)
-	r.must("PUT", cmPath(ns, "cm-1"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1"}, Data: map[string]string{"v": "2"}}, nil)
-	r.must("DELETE", cmPath(ns, "cm-2"), nil, nil)
+	r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-1"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-1"}, Data: map[string]string{"v": "2"}}, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-2"), nil, nil)
 	rec.expect(t, 30*time.Second, "add new false", "update cm-1 2", "delete "+ns+"/cm-2")
 	got, ok := inf.Lister().Namespace(ns).Get("cm-1")
 	if !ok || got.Data["v"] != "2" {
@@ -309,10 +204,10 @@ func TestIntegrationInformer(t *testing.T) {
 func TestIntegrationBookmarks(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns, other := r.namespace("bookmarks"), r.namespace("elsewhere")
-	r.createConfigMaps(ns, "cm", 1, nil)
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns, other := r.Namespace("bookmarks"), r.Namespace("elsewhere")
+	r.CreateConfigMaps(ns, "cm", 1, nil)
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +221,8 @@ func TestIntegrationBookmarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var elsewhere configMap
-	r.must("POST", "/api/v1/namespaces/"+other+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, &elsewhere)
+	var elsewhere kubefixture.ConfigMap
+	r.Must("POST", "/api/v1/namespaces/"+other+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, &elsewhere)
 	evs, err := collect(t, w)
 	if err != io.EOF {
 		t.Fatalf("the watch ended with %v", err)
@@ -357,10 +252,10 @@ func newVersion(rv string) int64 {
 func TestIntegrationSelectors(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("selectors")
-	r.createConfigMaps(ns, "red", 3, map[string]string{"color": "red"})
-	r.createConfigMaps(ns, "blue", 2, map[string]string{"color": "blue"})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("selectors")
+	r.CreateConfigMaps(ns, "red", 3, map[string]string{"color": "red"})
+	r.CreateConfigMaps(ns, "blue", 2, map[string]string{"color": "blue"})
 	for _, tt := range []struct {
 		opts Options
 		want []string
@@ -370,7 +265,7 @@ func TestIntegrationSelectors(t *testing.T) {
 		{Options{Namespace: ns, FieldSelector: "metadata.name=red-1"}, []string{"red-1"}},
 		{Options{LabelSelector: "color=red", FieldSelector: "metadata.namespace=" + ns + ",metadata.name!=red-0"}, []string{"red-1", "red-2"}},
 	} {
-		src, err := New[*configMap](cfg, configMapsRes, tt.opts)
+		src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, tt.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,7 +283,7 @@ func TestIntegrationSelectors(t *testing.T) {
 		}
 	}
 	// A watch with a field selector sees only its object.
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, FieldSelector: "metadata.name=blue-1"})
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, FieldSelector: "metadata.name=blue-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +298,8 @@ func TestIntegrationSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r.must("DELETE", cmPath(ns, "blue-0"), nil, nil)
-	r.must("DELETE", cmPath(ns, "blue-1"), nil, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "blue-0"), nil, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "blue-1"), nil, nil)
 	ev, err := w.Next()
 	if err != nil || ev.Type != informer.EventDeleted || ev.Object.Name != "blue-1" {
 		t.Errorf("event %+v, %v; want blue-1 deleted", ev, err)
@@ -416,9 +311,9 @@ func TestIntegrationSelectors(t *testing.T) {
 func TestIntegrationMetadataOnly(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("metadata")
-	r.createConfigMaps(ns, "cm", 3, map[string]string{"a": "b"})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("metadata")
+	r.CreateConfigMaps(ns, "cm", 3, map[string]string{"a": "b"})
 	src, err := New[*metav1.PartialObjectMetadata](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
@@ -442,7 +337,7 @@ func TestIntegrationMetadataOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r.must("PUT", cmPath(ns, "cm-0"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0", Labels: map[string]string{"a": "c"}}}, nil)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-0"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-0", Labels: map[string]string{"a": "c"}}}, nil)
 	ev, err := w.Next()
 	if err != nil || ev.Type != informer.EventModified || ev.Object.Kind != "PartialObjectMetadata" || ev.Object.Labels["a"] != "c" {
 		t.Errorf("event %+v, %v", ev, err)
@@ -455,7 +350,7 @@ func TestIntegrationMetadataOnly(t *testing.T) {
 func TestIntegrationAuth(t *testing.T) {
 	env := needKube(t)
 	for _, context := range []string{"informer-test", "informer-test-cert"} {
-		src, err := New[*configMap](kubeConfigFor(t, env, context), configMapsRes, Options{Namespace: "kube-system"})
+		src, err := New[*kubefixture.ConfigMap](kubeConfigFor(t, env, context), configMapsRes, Options{Namespace: "kube-system"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,22 +358,22 @@ func TestIntegrationAuth(t *testing.T) {
 			t.Errorf("%s: %v", context, err)
 		}
 	}
-	src, err := New[*configMap](kubeConfigFor(t, env, "informer-test-unprivileged"), configMapsRes, Options{Namespace: "kube-system"})
+	src, err := New[*kubefixture.ConfigMap](kubeConfigFor(t, env, "informer-test-unprivileged"), configMapsRes, Options{Namespace: "kube-system"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = src.List(t.Context(), informer.ListOptions{})
-	var ae *APIError
-	if !errors.Is(err, ErrForbidden) || !errors.As(err, &ae) || ae.Code != 403 || ae.Reason != metav1.StatusReasonForbidden {
+	var ae *kube.APIError
+	if !errors.Is(err, kube.ErrForbidden) || !errors.As(err, &ae) || ae.Code != 403 || ae.Reason != metav1.StatusReasonForbidden {
 		t.Fatalf("List: %v", err)
 	}
 	t.Log(err)
-	if _, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "1"}); !errors.Is(err, ErrForbidden) {
+	if _, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "1"}); !errors.Is(err, kube.ErrForbidden) {
 		t.Errorf("Watch: %v", err)
 	}
 
 	errs := make(chan error, 100)
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger,
 		OnError: func(err error) {
 			select {
 			case errs <- err:
@@ -492,7 +387,7 @@ func TestIntegrationAuth(t *testing.T) {
 	case err := <-errs:
 		var se *informer.SourceError
 		// The informer syncs from a streaming list by default.
-		if !errors.Is(err, ErrForbidden) || !errors.As(err, &se) || se.Op != "watchlist" {
+		if !errors.Is(err, kube.ErrForbidden) || !errors.As(err, &se) || se.Op != "watchlist" {
 			t.Errorf("OnError: %v", err)
 		}
 	case <-time.After(30 * time.Second):

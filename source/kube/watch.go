@@ -10,8 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/informer-go/informer/internal/kubewire"
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Watch opens a watch: GET with watch=1, resourceVersion,
@@ -55,11 +57,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		q.Set("resourceVersionMatch", informer.MatchNotOlderThan)
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	body, f, err := s.get(wctx, "watch", q, s.content.watchAccept)
+	body, f, err := s.get(wctx, "watch", q, s.content.WatchAccept)
 	if err != nil {
 		cancel()
-		var ae *APIError
-		if opts.SendInitialEvents && errors.As(err, &ae) && watchListRefused(ae) {
+		var ae *kube.APIError
+		if opts.SendInitialEvents && errors.As(err, &ae) && kubewire.WatchListRefused(ae) {
 			return nil, fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, err)
 		}
 		return nil, s.explainNotFound(ctx, s.ctxError(ctx, "watch", err))
@@ -70,28 +72,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		body:   body,
 		name:   s.name,
 	}
-	if f == formatProtobuf {
-		d := newProtoWatchDecoder(body, s.newObj, s.protoDecodeFor(ctx), s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
-		d.rule = s.kinds
-		w.dec = d
-	} else {
-		d := newWatchDecoder(body, s.newObj, s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents)
-		d.kinds = s.kinds
-		d.s.share = s.sharedFor(ctx)
-		w.dec = d
-	}
+	w.dec = kubewire.NewEventDecoder(body, f == kubewire.FormatProtobuf, s.newObj, s.protoDecodeFor(ctx), s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents, s.kinds, s.sharedFor(ctx))
 	if s.shard != nil {
 		return &shardWatcher[T]{Watcher: w, f: s.shard}, nil
 	}
 	return w, nil
-}
-
-// eventDecoder reads the events of a watch stream: watchDecoder (JSON)
-// or protoWatchDecoder (protobuf). next returns an event or an error,
-// never both; an error that ends the stream comes back on every later
-// call.
-type eventDecoder[T informer.Object] interface {
-	next() (informer.Event[T], error)
 }
 
 // watcher is an open watch: the response body and its decoder.
@@ -100,7 +85,7 @@ type watcher[T informer.Object] struct {
 	cancel context.CancelFunc
 	body   io.Closer
 	name   string
-	dec    eventDecoder[T]
+	dec    kubewire.EventDecoder[T]
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -129,13 +114,13 @@ func (w *watcher[T]) Next() (informer.Event[T], error) {
 	if w.closed.Load() {
 		return informer.Event[T]{}, io.EOF
 	}
-	ev, err := w.dec.next()
+	ev, err := w.dec.Next()
 	if err != nil && err != io.EOF {
 		if w.closed.Load() {
 			return informer.Event[T]{}, io.EOF
 		}
-		var de *DecodeError
-		if cerr := contextError(w.ctx); cerr != nil && !errors.As(err, &de) {
+		var de *kube.DecodeError
+		if cerr := kubewire.ContextError(w.ctx); cerr != nil && !errors.As(err, &de) {
 			return ev, fmt.Errorf("kube: watch %s: %w", w.name, cerr)
 		}
 	}
@@ -152,64 +137,4 @@ func (w *watcher[T]) Close() error {
 		_ = w.body.Close()
 	})
 	return nil
-}
-
-// streamState is what both watch decoders keep of their stream: the names
-// for errors, whether a streaming list was asked for, the error that
-// ended the stream (returned again by every later call), and where the
-// event being read starts.
-type streamState struct {
-	res     string
-	path    string
-	initial bool
-	err     error
-	start   int64
-}
-
-// fail records and returns the error that ends the stream: readErr when
-// reading the body failed, else a *DecodeError for err.
-func (st *streamState) fail(err, readErr error) error {
-	if readErr != nil {
-		err = fmt.Errorf("kube: watch %s: reading the stream: %w", st.res, readErr)
-	} else {
-		err = &DecodeError{Op: "watch", Resource: st.res, Offset: st.start, Item: -1, Err: err}
-	}
-	st.err = err
-	return err
-}
-
-// recoverable returns the error of one unusable event; the stream goes on.
-func (st *streamState) recoverable(err error) error {
-	return &DecodeError{Op: "watch", Resource: st.res, Offset: st.start, Item: -1, Recoverable: true, Err: err}
-}
-
-// endWithStatus ends the stream with the error an ERROR event's Status
-// carries: an *APIError (410 matches informer.ErrExpired), which also
-// matches informer.ErrWatchListUnsupported when a streaming list was
-// refused; a Status with nothing in it is a *DecodeError.
-func (st *streamState) endWithStatus(s *metav1.Status) error {
-	if s.Code == 0 && s.Reason == "" && s.Message == "" {
-		return st.fail(errors.New("the ERROR event's Status has no code, reason or message"), nil)
-	}
-	ae := statusError("watch", st.path, 0, s)
-	if st.initial && watchListRefused(ae) {
-		st.err = fmt.Errorf("%w: %w", informer.ErrWatchListUnsupported, ae)
-	} else {
-		st.err = ae
-	}
-	return st.err
-}
-
-// objectEventType maps the Kubernetes event types that carry an object of
-// the resource (ADDED, MODIFIED, DELETED) to the informer's.
-func objectEventType(typ string) (informer.EventType, bool) {
-	switch typ {
-	case "ADDED":
-		return informer.EventAdded, true
-	case "MODIFIED":
-		return informer.EventModified, true
-	case "DELETED":
-		return informer.EventDeleted, true
-	}
-	return 0, false
 }

@@ -11,18 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/internal/kubewire"
+
+	"github.com/informer-go/informer/kube"
+
 	"github.com/informer-go/informer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// bookmarkJSON is a BOOKMARK event's object.
-func bookmarkJSON(rv string, initialEnd bool) string {
-	ann := ""
-	if initialEnd {
-		ann = `,"annotations":{"k8s.io/initial-events-end":"true"}`
-	}
-	return `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"resourceVersion":"` + rv + `"` + ann + `},"spec":{}}`
-}
 
 // TestWatchEvents reads every kind of event and checks the request.
 func TestWatchEvents(t *testing.T) {
@@ -30,13 +26,13 @@ func TestWatchEvents(t *testing.T) {
 	src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q = r.URL.Query()
 		streamHandler(
-			eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")),
-			eventJSON("MODIFIED", widgetJSON("a", "w1", "12", "blue")),
-			eventJSON("BOOKMARK", bookmarkJSON("13", false)),
-			`{"object":`+widgetJSON("a", "w2", "14", "green")+`,"type":"ADDED"}`, // object first
+			kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("a", "w1", "11", "red")),
+			kubefixture.EventJSON("MODIFIED", kubefixture.WidgetJSON("a", "w1", "12", "blue")),
+			kubefixture.EventJSON("BOOKMARK", kubefixture.BookmarkJSON("13", false)),
+			`{"object":`+kubefixture.WidgetJSON("a", "w2", "14", "green")+`,"type":"ADDED"}`, // object first
 			"\n  \n",
-			eventJSON("DELETED", widgetJSON("a", "w1", "15", "blue")),
-			`{"type":"BOOKMARK","extra":[1,{"x":null}],"object":`+bookmarkJSON("16", true)+`}`,
+			kubefixture.EventJSON("DELETED", kubefixture.WidgetJSON("a", "w1", "15", "blue")),
+			`{"type":"BOOKMARK","extra":[1,{"x":null}],"object":`+kubefixture.BookmarkJSON("16", true)+`}`,
 		)(w, r)
 	}), Options{LabelSelector: "app=x"})
 	w := watchOf(t, src, informer.WatchOptions{ResourceVersion: "10", AllowBookmarks: true, Timeout: 1500 * time.Millisecond})
@@ -86,9 +82,9 @@ func TestWatchStreamingListQuery(t *testing.T) {
 	var accept string
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		q, accept = r.URL.Query(), r.Header.Get("Accept")
-		streamHandler(eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")), eventJSON("BOOKMARK", bookmarkJSON("20", true)))(w, r)
+		streamHandler(kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("a", "w1", "11", "red")), kubefixture.EventJSON("BOOKMARK", kubefixture.BookmarkJSON("20", true)))(w, r)
 	})
-	src, err := New[*metav1.PartialObjectMetadata](&Config{Host: srv.URL}, widgetRes, Options{})
+	src, err := New[*metav1.PartialObjectMetadata](&kube.Config{Host: srv.URL}, widgetRes, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +96,14 @@ func TestWatchStreamingListQuery(t *testing.T) {
 	if want := "allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=1"; q.Encode() != want {
 		t.Errorf("query %s, want %s", q.Encode(), want)
 	}
-	if accept != acceptMetadataWatch { // auto without Options.Protobuf: JSON
+	if accept != kubewire.AcceptMetadataWatch { // auto without Options.Protobuf: JSON
 		t.Errorf("Accept %q", accept)
 	}
 }
 
 // TestWatchBadInput serves broken watch streams.
 func TestWatchBadInput(t *testing.T) {
-	good := eventJSON("ADDED", widgetJSON("a", "w1", "11", "red"))
+	good := kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("a", "w1", "11", "red"))
 	tests := []struct {
 		name   string
 		chunks []string
@@ -120,32 +116,32 @@ func TestWatchBadInput(t *testing.T) {
 		recoverable bool
 	}{
 		{name: "garbage between events", chunks: []string{good, "garbage\n", good}, events: 1,
-			is: []error{ErrMalformed}, msg: "invalid character 'g'"},
+			is: []error{kube.ErrMalformed}, msg: "invalid character 'g'"},
 		{name: "a number between events", chunks: []string{good, "42 ", good}, events: 1,
-			is: []error{ErrMalformed}, msg: "expected a watch event (a JSON object), found a number"},
+			is: []error{kube.ErrMalformed}, msg: "expected a watch event (a JSON object), found a number"},
 		{name: "truncated mid-object", chunks: []string{good, good[:60]}, events: 1,
-			is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
+			is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
 		{name: "truncated mid-envelope", chunks: []string{good, `{"type":"ADDED",`}, events: 1,
-			is: []error{ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
-		{name: "unknown event type", chunks: []string{good, eventJSON("RENAMED", widgetJSON("a", "w1", "12", "red")), good}, events: 1,
-			is: []error{informer.ErrUnknownEventType, ErrMalformed}, msg: `unknown event type "RENAMED"`, recoverable: true},
-		{name: "object of the wrong shape", chunks: []string{eventJSON("MODIFIED", `{"metadata":{"name":["x"]}}`), good},
-			is: []error{ErrMalformed}, msg: "MODIFIED event's object: the object does not decode into *kube.widget: field metadata.name", recoverable: true},
-		{name: "no type", chunks: []string{`{"object":{}}`, good}, is: []error{ErrMalformed}, msg: `no "type"`, recoverable: true},
-		{name: "no object", chunks: []string{`{"type":"ADDED"}`, good}, is: []error{ErrMalformed}, msg: `ADDED event has no "object"`, recoverable: true},
-		{name: "type is a number", chunks: []string{`{"type":7,"object":{}}`, good}, is: []error{ErrMalformed}, msg: "the event type is a number", recoverable: true},
-		{name: "type is an object", chunks: []string{`{"type":{"a":1},"object":{}}`, good}, is: []error{ErrMalformed}, msg: "the event type is an object", recoverable: true},
-		{name: "error with a string object", chunks: []string{good, eventJSON("ERROR", `"boom"`), good}, events: 1,
-			is: []error{ErrMalformed}, msg: "ERROR event's object is not a Status"},
-		{name: "error with an empty status", chunks: []string{eventJSON("ERROR", `{"kind":"Status"}`)},
-			is: []error{ErrMalformed}, msg: "no code, reason or message"},
-		{name: "error with a status of the wrong shape", chunks: []string{eventJSON("ERROR", `{"code":"410"}`)},
-			is: []error{ErrMalformed}, msg: "not a Status"},
-		{name: "expired", chunks: []string{good, eventJSON("ERROR", statusJSON(410, "Expired", "too old resource version: 5 (10)")), good}, events: 1,
+			is: []error{kube.ErrMalformed, io.ErrUnexpectedEOF}, msg: "truncated"},
+		{name: "unknown event type", chunks: []string{good, kubefixture.EventJSON("RENAMED", kubefixture.WidgetJSON("a", "w1", "12", "red")), good}, events: 1,
+			is: []error{informer.ErrUnknownEventType, kube.ErrMalformed}, msg: `unknown event type "RENAMED"`, recoverable: true},
+		{name: "object of the wrong shape", chunks: []string{kubefixture.EventJSON("MODIFIED", `{"metadata":{"name":["x"]}}`), good},
+			is: []error{kube.ErrMalformed}, msg: "MODIFIED event's object: the object does not decode into *kubefixture.Widget: field metadata.name", recoverable: true},
+		{name: "no type", chunks: []string{`{"object":{}}`, good}, is: []error{kube.ErrMalformed}, msg: `no "type"`, recoverable: true},
+		{name: "no object", chunks: []string{`{"type":"ADDED"}`, good}, is: []error{kube.ErrMalformed}, msg: `ADDED event has no "object"`, recoverable: true},
+		{name: "type is a number", chunks: []string{`{"type":7,"object":{}}`, good}, is: []error{kube.ErrMalformed}, msg: "the event type is a number", recoverable: true},
+		{name: "type is an object", chunks: []string{`{"type":{"a":1},"object":{}}`, good}, is: []error{kube.ErrMalformed}, msg: "the event type is an object", recoverable: true},
+		{name: "error with a string object", chunks: []string{good, kubefixture.EventJSON("ERROR", `"boom"`), good}, events: 1,
+			is: []error{kube.ErrMalformed}, msg: "ERROR event's object is not a Status"},
+		{name: "error with an empty status", chunks: []string{kubefixture.EventJSON("ERROR", `{"kind":"Status"}`)},
+			is: []error{kube.ErrMalformed}, msg: "no code, reason or message"},
+		{name: "error with a status of the wrong shape", chunks: []string{kubefixture.EventJSON("ERROR", `{"code":"410"}`)},
+			is: []error{kube.ErrMalformed}, msg: "not a Status"},
+		{name: "expired", chunks: []string{good, kubefixture.EventJSON("ERROR", kubefixture.StatusJSON(410, "Expired", "too old resource version: 5 (10)")), good}, events: 1,
 			is: []error{informer.ErrExpired}, msg: "410 Gone (Expired): too old resource version"},
 		{name: "huge object", chunks: []string{good, `{"type":"ADDED","object":{"metadata":{"name":"` + strings.Repeat("x", 10000) + `"}}}`}, events: 1,
-			opts: Options{MaxObjectBytes: 1000}, is: []error{ErrObjectTooLarge}, msg: "the event is larger than the limit of 1000 bytes"},
-		{name: "html", chunks: []string{"<html><body>oops</body></html>"}, is: []error{ErrMalformed}, msg: "invalid character '<'"},
+			opts: Options{MaxObjectBytes: 1000}, is: []error{kube.ErrObjectTooLarge}, msg: "the event is larger than the limit of 1000 bytes"},
+		{name: "html", chunks: []string{"<html><body>oops</body></html>"}, is: []error{kube.ErrMalformed}, msg: "invalid character '<'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +157,7 @@ func TestWatchBadInput(t *testing.T) {
 func TestWatchHugeObject(t *testing.T) {
 	src, _ := newTestSource(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")))
+		io.WriteString(w, kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("a", "w1", "11", "red")))
 		io.WriteString(w, `{"type":"MODIFIED","object":{"metadata":{"name":"big"},"spec":{"color":"`)
 		chunk := strings.Repeat("x", 64<<10)
 		for range (50 << 20) / len(chunk) {
@@ -173,7 +169,7 @@ func TestWatchHugeObject(t *testing.T) {
 	}), Options{MaxObjectBytes: 1 << 20})
 	w := watchOf(t, src, informer.WatchOptions{})
 	evs, err := collect(t, w)
-	if len(evs) != 1 || !errors.Is(err, ErrObjectTooLarge) {
+	if len(evs) != 1 || !errors.Is(err, kube.ErrObjectTooLarge) {
 		t.Fatalf("%d events, %v", len(evs), err)
 	}
 }
@@ -186,8 +182,8 @@ func TestWatchHTTPErrors(t *testing.T) {
 		initial bool
 		is      error
 	}{
-		{"403", serveJSON(403, statusJSON(403, "Forbidden", "forbidden")), false, ErrForbidden},
-		{"410", serveJSON(410, statusJSON(410, "Gone", "gone")), false, informer.ErrExpired},
+		{"403", serveJSON(403, kubefixture.StatusJSON(403, "Forbidden", "forbidden")), false, kube.ErrForbidden},
+		{"410", serveJSON(410, kubefixture.StatusJSON(410, "Gone", "gone")), false, informer.ErrExpired},
 		{"watch list off", serveJSON(422, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","field":"sendInitialEvents"}]},"code":422}`),
 			true, informer.ErrWatchListUnsupported},
 		// An API server from before streaming lists ignores
@@ -197,7 +193,7 @@ func TestWatchHTTPErrors(t *testing.T) {
 		{"html", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, "<html>login</html>")
-		}, false, ErrNotJSON},
+		}, false, kube.ErrNotJSON},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +203,7 @@ func TestWatchHTTPErrors(t *testing.T) {
 				t.Fatalf("watcher %v, error %v; want %v", w, err, tt.is)
 			}
 			t.Log(err)
-			var ae *APIError
+			var ae *kube.APIError
 			if tt.name != "html" && !errors.As(err, &ae) {
 				t.Errorf("%T is not an *APIError", err)
 			}
@@ -221,10 +217,10 @@ func TestWatchHTTPErrors(t *testing.T) {
 func TestWatchListRefusedByEvent(t *testing.T) {
 	msg := "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled"
 	for _, initial := range []bool{true, false} {
-		src, _ := newTestSource(t, streamHandler(eventJSON("ERROR", statusJSON(500, "InternalError", msg))), Options{})
+		src, _ := newTestSource(t, streamHandler(kubefixture.EventJSON("ERROR", kubefixture.StatusJSON(500, "InternalError", msg))), Options{})
 		w := watchOf(t, src, informer.WatchOptions{SendInitialEvents: initial})
 		_, err := w.Next()
-		var ae *APIError
+		var ae *kube.APIError
 		if !errors.As(err, &ae) || ae.Code != 500 || errors.Is(err, informer.ErrWatchListUnsupported) != initial {
 			t.Errorf("initial=%v: %v", initial, err)
 		}
@@ -234,7 +230,7 @@ func TestWatchListRefusedByEvent(t *testing.T) {
 // stallHandler sends one event and then nothing until the client leaves.
 func stallHandler(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, eventJSON("ADDED", widgetJSON("a", "w1", "11", "red")))
+	io.WriteString(w, kubefixture.EventJSON("ADDED", kubefixture.WidgetJSON("a", "w1", "11", "red")))
 	io.WriteString(w, `{"type":"MODIFIED","object":{"metadata":`)
 	w.(http.Flusher).Flush()
 	<-r.Context().Done()
@@ -248,7 +244,7 @@ func TestWatchStallClose(t *testing.T) {
 		srv.EnableHTTP2 = h2
 		srv.StartTLS()
 		t.Cleanup(srv.Close)
-		src, err := New[*widget](&Config{Host: srv.URL}, widgetRes, Options{HTTPClient: srv.Client()})
+		src, err := New[*kubefixture.Widget](&kube.Config{Host: srv.URL}, widgetRes, Options{HTTPClient: srv.Client()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-go/informer/internal/kubefixture"
+
 	"github.com/informer-go/informer"
 
 	"github.com/informer-go/informer/internal/apiserver"
@@ -25,10 +27,10 @@ import (
 func TestIntegrationWatchList(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("watchlist")
-	r.createConfigMaps(ns, "cm", 5, nil)
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("watchlist")
+	r.CreateConfigMaps(ns, "cm", 5, nil)
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +70,11 @@ func TestIntegrationWatchList(t *testing.T) {
 	}
 	t.Cleanup(client.CloseIdleConnections)
 	reqs := &queryRecorder{base: client.Transport}
-	src, err = New[*configMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: reqs}})
+	src, err = New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: reqs}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger,
 		Reflector: informer.ReflectorOptions{MinWatchTimeout: time.Second, Backoff: fastReflector.Backoff}})
 	rec := newRecorder()
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {
@@ -80,7 +82,7 @@ func TestIntegrationWatchList(t *testing.T) {
 	}
 	runInformer(t, inf)
 	rec.expect(t, 10*time.Second, "add cm-0 true", "add cm-4 true")
-	r.must("DELETE", cmPath(ns, "cm-3"), nil, nil)
+	r.Must("DELETE", kubefixture.CMPath(ns, "cm-3"), nil, nil)
 	rec.expect(t, 30*time.Second, "delete "+ns+"/cm-3")
 	time.Sleep(5 * time.Second) // a few server-side timeouts
 	qs := reqs.all()
@@ -143,10 +145,10 @@ func TestIntegrationWatchListDisabled(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"]).Run() })
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("nowatchlist")
-	r.createConfigMaps(ns, "cm", 2, nil)
-	src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns})
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("nowatchlist")
+	r.CreateConfigMaps(ns, "cm", 2, nil)
+	src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestIntegrationWatchListDisabled(t *testing.T) {
 	}
 	t.Log(err)
 	// At its defaults, an informer falls back to listing.
-	inf := informer.New[*configMap](src, informer.Options[*configMap]{Logger: quietLogger,
+	inf := informer.New[*kubefixture.ConfigMap](src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger,
 		Reflector: informer.ReflectorOptions{Backoff: fastReflector.Backoff}})
 	rec := newRecorder()
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {

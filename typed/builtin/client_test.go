@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	appsv1 "k8s.io/api/apps/v1"

@@ -4,7 +4,7 @@
 //
 //	-impl map        a plain map[string]*corev1.Pod by namespace/name, decoded
 //	                 with encoding/json: the floor
-//	-impl informer   this library's informer over kube.Source, synced from
+//	-impl informer   this library's informer over kubesrc.Source, synced from
 //	                 the loopback workload.PodServer
 //	-impl client-go  client-go's Pods informer from a SharedInformerFactory
 //	                 over a clientset, synced from the same server
@@ -24,7 +24,7 @@
 // while the client relists after a 410 Gone, over the live heap before,
 // and relist-held/steady, the same without what each cycle counts only
 // because it was allocated while the cycle ran (see heldGC).
-// -pagesize sets our kube.Options.PageSize (default 0: growing pages). It
+// -pagesize sets our kubesrc.Options.PageSize (default 0: growing pages). It
 // does not compare the relist peak with fixed pages: the first list is
 // then paged too, and a 410 Gone on the watch after a paged list, with no
 // event between, makes the reflector relist in one response (the version
@@ -50,7 +50,8 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/bench/workload"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -60,11 +61,11 @@ import (
 func main() {
 	impl := flag.String("impl", "", "map, informer or client-go")
 	n := flag.Int("n", workload.FootprintPods, "pods")
-	sharing := flag.String("sharing", "on", "informer: kube.Options.Sharing, on or off")
+	sharing := flag.String("sharing", "on", "informer: kubesrc.Options.Sharing, on or off")
 	scale := flag.Bool("scale", false, "serve workload.ScalePods (n/100 templates) instead of one template")
 	modeName := flag.String("mode", "json", "with -scale: json, json-watchlist or protobuf")
 	relist := flag.Bool("relist", false, "with -scale: measure the live heap during a relist")
-	pageSize := flag.Int64("pagesize", 0, "informer: kube.Options.PageSize (0: the default, growing pages)")
+	pageSize := flag.Int64("pagesize", 0, "informer: kubesrc.Options.PageSize (0: the default, growing pages)")
 	flag.StringVar(&heapProfile, "heapprofile", "", "with -relist: write a heap profile to this file at the relist's peak")
 	flag.Parse()
 
@@ -90,9 +91,9 @@ func main() {
 		}
 		defer srv.Close()
 	}
-	ct, pb := "application/json", kube.Options{ContentType: kube.ContentTypeJSON}
+	ct, pb := "application/json", kubesrc.Options{ContentType: kube.ContentTypeJSON}
 	if mode.Protobuf {
-		ct, pb = "application/vnd.kubernetes.protobuf", kube.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[*corev1.Pod]()}
+		ct, pb = "application/vnd.kubernetes.protobuf", kubesrc.Options{ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[*corev1.Pod]()}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -115,7 +116,7 @@ func main() {
 		ko := pb
 		ko.Sharing = sharingOption(*sharing)
 		ko.PageSize = *pageSize
-		src, err := kube.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
+		src, err := kubesrc.New[*corev1.Pod](&kube.Config{Host: srv.URL}, kube.Resource{Version: "v1", Resource: "pods"}, ko)
 		check(err)
 		o := informer.Options[*corev1.Pod]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		o.Reflector.WatchList = informer.WatchListOff
@@ -280,12 +281,12 @@ func peakRSS() float64 {
 	return 0
 }
 
-func sharingOption(s string) kube.Sharing {
+func sharingOption(s string) kubesrc.Sharing {
 	switch s {
 	case "on":
-		return kube.SharingOn
+		return kubesrc.SharingOn
 	case "off":
-		return kube.SharingOff
+		return kubesrc.SharingOff
 	}
 	check(fmt.Errorf("-sharing must be on or off, not %q", s))
 	return 0

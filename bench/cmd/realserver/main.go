@@ -9,14 +9,14 @@
 //	                                        20,000 ConfigMaps of ~1.6 KiB in it
 //	realserver -impl informer -mode list -content protobuf -n 20000
 //
-// -pagesize and -listrv set kube.Options.PageSize and
+// -pagesize and -listrv set kubesrc.Options.PageSize and
 // ReflectorOptions.ListResourceVersion of ours, to compare them with the
 // defaults.
 //
-// -impl informer is informer.New over kube.New[*corev1.ConfigMap];
+// -impl informer is informer.New over kubesrc.New[*corev1.ConfigMap];
 // -impl client-go is a SharedInformerFactory over a clientset. Both run at
 // their defaults except for the two dimensions measured: -content sets the
-// encoding asked for (kube.Options.ContentType and Protobuf; rest.Config
+// encoding asked for (kubesrc.Options.ContentType and Protobuf; rest.Config
 // ContentType), and -mode list turns streaming lists off (ours:
 // ReflectorOptions.WatchList = WatchListOff; client-go: its
 // WatchListClient feature gate, KUBE_FEATURE_WatchListClient=false), as a
@@ -52,7 +52,8 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/bench/workload"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -69,7 +70,7 @@ func main() {
 	mode := flag.String("mode", "watchlist", "watchlist (both clients' default) or list (streaming lists off)")
 	content := flag.String("content", "json", "json or protobuf")
 	n := flag.Int("n", 20000, "ConfigMaps expected in the namespace")
-	pageSize := flag.Int64("pagesize", 0, "informer: kube.Options.PageSize (0: the default, growing pages)")
+	pageSize := flag.Int64("pagesize", 0, "informer: kubesrc.Options.PageSize (0: the default, growing pages)")
 	listRV := flag.String("listrv", "", "informer: ReflectorOptions.ListResourceVersion (\"\": the default, a consistent list)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the sync to this file")
 	flag.Parse()
@@ -133,9 +134,9 @@ type server struct{ url, token, ca string }
 
 // informer returns what syncs this library's informer.
 func (s server) informer(ctx context.Context, mode, content string, pageSize int64, listRV string, requests *atomic.Int64) func() (int, any) {
-	ko := kube.Options{Namespace: namespace, ContentType: kube.ContentTypeJSON}
+	ko := kubesrc.Options{Namespace: namespace, ContentType: kube.ContentTypeJSON}
 	if content == "protobuf" {
-		ko = kube.Options{Namespace: namespace, ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[*corev1.ConfigMap]()}
+		ko = kubesrc.Options{Namespace: namespace, ContentType: kube.ContentTypeProtobuf, Protobuf: kube.Protobuf[*corev1.ConfigMap]()}
 	}
 	cfg := &kube.Config{Host: s.url, BearerToken: s.token, TLS: kube.TLSConfig{CAFile: s.ca}}
 	hc, err := cfg.HTTPClient()
@@ -143,7 +144,7 @@ func (s server) informer(ctx context.Context, mode, content string, pageSize int
 	hc.Transport = counting{hc.Transport, requests}
 	ko.HTTPClient = hc
 	ko.PageSize = pageSize
-	src, err := kube.New[*corev1.ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, ko)
+	src, err := kubesrc.New[*corev1.ConfigMap](cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, ko)
 	check(err)
 	o := informer.Options[*corev1.ConfigMap]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if mode == "list" {

@@ -15,7 +15,8 @@ import (
 	"os/signal"
 
 	"github.com/informer-go/informer"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -35,7 +36,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pods, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods"}, kube.Options{})
+	pods, err := kubesrc.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods"}, kubesrc.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
