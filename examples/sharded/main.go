@@ -15,7 +15,7 @@
 // reconciled by two replicas at once. With kube-apiserver's
 // ShardedListAndWatch feature gate on, the server sends each replica only
 // its share; without it each replica receives everything and keeps its
-// share (shard/ring and kube.Options.Shard say more).
+// share (shard/ring and kubesrc.Options.Shard say more).
 package main
 
 import (
@@ -34,8 +34,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/shard/ring"
-	"github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	"github.com/informer-go/informer/workqueue"

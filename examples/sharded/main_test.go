@@ -17,7 +17,7 @@ import (
 
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
 )
 
 // TestMain runs main when the test binary is started as a replica by
