@@ -206,6 +206,9 @@ fi
 if [ -f deps/RESULTS.md ]; then
   cp deps/RESULTS.md "$results/deps.md"
 fi
+if [ -f shard/RESULTS.md ]; then # go run ./cmd/shard -n 10000 -out shard/RESULTS.md
+  cp shard/RESULTS.md "$results/shard.md"
+fi
 
 echo "== summary (informer ÷ client-go; below 1 is better)"
 if $quick; then

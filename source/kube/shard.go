@@ -22,12 +22,11 @@ type ShardStats struct {
 	// Selector is the shardSelector parameter sent, "" when the Source
 	// is not sharded.
 	Selector string
-	// ServerFiltered is true when the last list response echoed the
-	// selector (metadata.shardInfo): the server filtered it. Metadata-only
-	// lists carry no echo (kube-apiserver 1.37 leaves shardInfo out of a
-	// PartialObjectMetadataList): for them it is true when the last
-	// non-empty list page held nothing from outside the shard. A watch
-	// event from outside the shard sets it to false.
+	// ServerFiltered is true when the server applied the selector: the
+	// last list response echoed it (metadata.shardInfo), or objects came
+	// (a streaming list, a watch, a metadata-only list: kube-apiserver
+	// 1.37 leaves shardInfo out of a PartialObjectMetadataList) and none
+	// from outside the shard. One from outside makes it false for good.
 	ServerFiltered bool
 	// Received counts the objects read from lists and watch events;
 	// Dropped those of them outside the shard, filtered out on the client.
@@ -164,5 +163,7 @@ func (s *Source[T]) ShardStats() ShardStats {
 	if f == nil {
 		return ShardStats{}
 	}
-	return ShardStats{Selector: f.selector, ServerFiltered: f.serverFiltered.Load(), Received: f.received.Load(), Dropped: f.dropped.Load()}
+	st := ShardStats{Selector: f.selector, Received: f.received.Load(), Dropped: f.dropped.Load()}
+	st.ServerFiltered = st.Dropped == 0 && (f.serverFiltered.Load() || st.Received > 0)
+	return st
 }

@@ -17,7 +17,8 @@ import (
 // the Client benchmarks of client-go.txt and informer.txt, realserver.md
 // (bench/realserver/RESULTS.md), scale.md (bench/scale/RESULTS.md) and
 // every scale-<N>.md (bench/scale/RESULTS-<N>.md: other sizes of the scale
-// benchmark, such as half a million pods, run on their own).
+// benchmark, such as half a million pods, run on their own) and shard.md
+// (bench/shard/RESULTS.md).
 func extraSections(results string, cg, ours samples) string {
 	var b strings.Builder
 	if deps, err := os.ReadFile(filepath.Join(results, "deps.md")); err == nil {
@@ -37,7 +38,18 @@ func extraSections(results string, cg, ours samples) string {
 			b.WriteString(scaleMoreSection(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "scale-"), ".md"), string(data)))
 		}
 	}
+	if sh, err := os.ReadFile(filepath.Join(results, "shard.md")); err == nil {
+		b.WriteString(shardSection(string(sh)))
+	}
 	return b.String()
+}
+
+// shardSection is bench/shard/RESULTS.md (bench/cmd/shard), whole.
+func shardSection(results string) string {
+	return "\n## Sharding over replicas: memory, sync, bytes, rebalance\n\n" +
+		"`bench/cmd/shard` (run on its own; `bench/run.sh` copies its last `bench/shard/RESULTS.md`): N members of equal hash ranges (`kube.Options.Shard`) over one collection of a real kube-apiserver, with its `ShardedListAndWatch` gate on (the server filters) and off (every member receives everything and filters on the client). " +
+		"*Heap held by one member*: member 0 alone in the process, live heap after two GCs minus before (it includes the informer's fixed cost, which is why small shards stay above 1/N). *Sync*: all N members started at once. *Bytes*: response bytes read from the connection, gzip as sent. Then `shard/ring` members: how long a join, a graceful leave and a kill (its Lease left to expire) take until the live members cover the hash space again, synced.\n\n" +
+		strings.TrimSpace(results) + "\n"
 }
 
 // tableLines returns the "Measured ..." line (followed by a blank line),
