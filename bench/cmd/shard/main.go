@@ -41,7 +41,8 @@ import (
 	"github.com/informer-go/informer/internal/apiserver"
 	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/shard/ring"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -212,7 +213,7 @@ type member struct {
 	synced time.Duration
 	done   chan struct{}
 	cancel context.CancelFunc
-	src    *kube.Source[*configMap]
+	src    *kubesrc.Source[*configMap]
 }
 
 func startMember(cfg *kube.Config, set shard.Set) (*member, error) {
@@ -221,7 +222,7 @@ func startMember(cfg *kube.Config, set shard.Set) (*member, error) {
 		return nil, err
 	}
 	cnt := &counter{base: hc.Transport}
-	src, err := kube.New[*configMap](cfg, configMaps, kube.Options{Namespace: ns, Shard: set, HTTPClient: &http.Client{Transport: cnt}, QPS: -1})
+	src, err := kubesrc.New[*configMap](cfg, configMaps, kubesrc.Options{Namespace: ns, Shard: set, HTTPClient: &http.Client{Transport: cnt}, QPS: -1})
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +364,7 @@ func rebalance(cfg *kube.Config) (map[string]time.Duration, error) {
 		go func() {
 			defer close(r.done)
 			_ = m.Run(ctx, func(ctx context.Context, a ring.Assignment) {
-				src, err := kube.New[*configMap](cfg, configMaps, kube.Options{Namespace: ns, Shard: a.Ranges, QPS: -1})
+				src, err := kubesrc.New[*configMap](cfg, configMaps, kubesrc.Options{Namespace: ns, Shard: a.Ranges, QPS: -1})
 				if err != nil {
 					return
 				}
