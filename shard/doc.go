@@ -11,12 +11,12 @@
 //
 // Where the ranges are applied:
 //
-//   - source/kube: kube.Options.Shard sends the selector and checks every
+//   - source/kube: its Options.Shard sends the selector and checks every
 //     object received against the Set. A server that ignores it (gate off,
 //     or older) sends everything; the Source then filters on the client
 //     (correct, but each replica receives and decodes the whole
-//     collection; kube.Source.ShardStats says which happened), or, with
-//     kube.Options.ShardStrict, fails with kube.ErrShardIgnored.
+//     collection; its Source.ShardStats says which happened), or, with
+//     Options.ShardStrict, fails with its ErrShardIgnored.
 //   - Any other Source (source/memory, source/httpsrc): NewFilter wraps
 //     it and keeps the objects whose hash (ByKey, ByUID, ByField...) is
 //     in the Set, filtering on the client.

@@ -83,7 +83,8 @@ type Assignment struct {
 	// writes).
 	Epoch uint64
 	// Ranges are the hashes the work owns; sources filter by them
-	// (kube.Options.Shard, shard.NewFilter).
+	// (the Shard option of source/kube, typed.FactoryOptions.Shard,
+	// shard.NewFilter).
 	Ranges shard.Set
 
 	synced *atomic.Bool

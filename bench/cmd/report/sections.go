@@ -47,7 +47,7 @@ func extraSections(results string, cg, ours samples) string {
 // shardSection is bench/shard/RESULTS.md (bench/cmd/shard), whole.
 func shardSection(results string) string {
 	return "\n## Sharding over replicas: memory, sync, bytes, rebalance\n\n" +
-		"`bench/cmd/shard` (run on its own; `bench/run.sh` copies its last `bench/shard/RESULTS.md`): N members of equal hash ranges (`kube.Options.Shard`) over one collection of a real kube-apiserver, with its `ShardedListAndWatch` gate on (the server filters) and off (every member receives everything and filters on the client). " +
+		"`bench/cmd/shard` (run on its own; `bench/run.sh` copies its last `bench/shard/RESULTS.md`): N members of equal hash ranges (`kubesrc.Options.Shard`, package source/kube) over one collection of a real kube-apiserver, with its `ShardedListAndWatch` gate on (the server filters) and off (every member receives everything and filters on the client). " +
 		"*Heap held by one member*: member 0 alone in the process, live heap after two GCs minus before (it includes the informer's fixed cost, which is why small shards stay above 1/N). *Sync*: all N members started at once. *Bytes*: response bytes read from the connection, gzip as sent. Then `shard/ring` members: how long a join, a graceful leave and a kill (its Lease left to expire) take until the live members cover the hash space again, synced.\n\n" +
 		strings.TrimSpace(results) + "\n"
 }
