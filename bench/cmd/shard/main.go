@@ -39,9 +39,9 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/apiserver"
+	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/shard/ring"
-	"github.com/informer-go/informer/kube"
 	kubesrc "github.com/informer-go/informer/source/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
