@@ -25,6 +25,7 @@ var externalNames = []string{
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
 	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy", "BenchmarkScale", "VmHWM",
 	"WatchListClient", "ConsistentListFromCache", "ListFromCacheSnapshot", "BenchmarkRealServer",
+	"OpenTelemetry", "DefaultRegisterer",
 }
 
 var (
