@@ -101,6 +101,7 @@ type DeltaFIFOOptions[T Object] struct {
 type DeltaFIFO[T Object] struct {
 	keyFunc KeyFunc[T]
 	metaKey bool // keyFunc is the default, MetaKey
+	ptr     bool // T is a pointer type (pointerType)
 	known   KnownObjects[T]
 
 	mu    sync.Mutex
@@ -204,6 +205,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 		f.keyFunc, f.metaKey = MetaKey[T], true
 	}
 	f.marks, _ = f.known.(*Indexer[T])
+	f.ptr = pointerType[T]()
 	f.idle.L = &f.mu
 	return f
 }
@@ -223,15 +225,19 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 		// queued or cached key, so a change to a known object allocates
 		// nothing for its key.
 		var buf [128]byte
-		if b, ok := appendMetaKey(buf[:0], obj); ok {
+		if b, ok := appendMetaKeyAs(f.ptr, buf[:0], obj); ok {
+			// No defer on this path, taken by every event: nothing
+			// below calls user code or can panic but for a broken
+			// invariant.
 			f.mu.Lock()
-			defer f.mu.Unlock()
 			if f.closed {
+				f.mu.Unlock()
 				return ErrClosed
 			}
 			key, q, _ := f.internLocked(b)
 			at := f.pushAtLocked(key, q, Delta[T]{Type: t, Object: obj})
 			f.sawLocked(key, at)
+			f.mu.Unlock()
 			return nil
 		}
 	}

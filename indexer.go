@@ -29,6 +29,7 @@ import (
 type Indexer[T Object] struct {
 	keyFunc KeyFunc[T]
 	metaKey bool // keyFunc is the default, MetaKey
+	ptr     bool // T is a pointer type (pointerType)
 
 	mu    sync.RWMutex
 	items map[string]ref // key → position in slots
@@ -69,7 +70,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]ref{}, slots: &slots[T]{}}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]ref{}, slots: &slots[T]{}, ptr: pointerType[T]()}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
@@ -329,7 +330,7 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 							}
 							ix.deleteLocked(s, kd.Key, pos)
 						}
-					case isNil(d.Object):
+					case isNilAs(ix.ptr, d.Object):
 						res.err = ErrNilObject
 					default:
 						res.old, res.existed = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
@@ -639,12 +640,12 @@ func (ix *Indexer[T]) indexValuesOf(name string, snaps []indexSnap[T]) ([][]stri
 // when the slots are compacted or replaced).
 func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, ok bool) {
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	r, ok := ix.items[string(b)]
-	if !ok {
-		return "", 0, 0, false
+	if ok {
+		key = ix.slots.s[r.pos].key
 	}
-	return ix.slots.s[r.pos].key, r.mark, r.pos, true
+	ix.mu.RUnlock()
+	return key, r.mark, r.pos, ok
 }
 
 // posHinted is posOf with a hint: at, if positive, is a position + 1 where

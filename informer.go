@@ -468,7 +468,11 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 			if inf.detect != nil {
 				inf.detectMutation(kd.Key, d, &results[r])
 			}
-			if n, ok := inf.noteOf(&kd, d, &results[r]); ok {
+			if res := &results[r]; res.existed && res.err == nil && d.Type == DeltaUpdated {
+				// A watch's update of a cached key, the usual delta: its
+				// note directly (noteOf's cases, inlined for this one).
+				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}})
+			} else if n, ok := inf.noteOf(&kd, d, res); ok {
 				notes = append(notes, n)
 			}
 			r++

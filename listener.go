@@ -174,6 +174,16 @@ func newListener[T Object](h Handler[T], opts HandlerOptions, report func(error)
 
 // pushLocked queues n for key. The caller holds l.mu and signals wake after.
 func (l *listener[T]) pushLocked(key string, n notification[T]) {
+	if l.removed || l.coalesceAbove > 0 {
+		l.pushSlowLocked(key, n)
+		return
+	}
+	l.q.push(n)
+	l.appended++
+}
+
+// pushSlowLocked is pushLocked for a removed or coalescing listener.
+func (l *listener[T]) pushSlowLocked(key string, n notification[T]) {
 	if l.removed {
 		return
 	}
@@ -263,6 +273,7 @@ func (l *listener[T]) checkSyncedLocked() {
 func (l *listener[T]) run(ctx context.Context) {
 	defer l.finish()
 	var batch [listenerBatch]notification[T]
+	done := ctx.Done() // read once: a cancelCtx's Done costs an atomic load and a call
 	l.mu.Lock()
 	for {
 		if l.removed {
@@ -279,7 +290,7 @@ func (l *listener[T]) run(ctx context.Context) {
 			}
 			select {
 			case <-l.wake:
-			case <-ctx.Done():
+			case <-done:
 				return
 			}
 			l.mu.Lock()
@@ -306,7 +317,7 @@ func (l *listener[T]) run(ctx context.Context) {
 				break
 			}
 			select {
-			case <-ctx.Done():
+			case <-done:
 				clear(batch[:n])
 				return
 			default:

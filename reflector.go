@@ -34,6 +34,7 @@ type Reflector[T Object] struct {
 	reports    reports       // what the Source reported (Report)
 	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
 
+	ptr         bool      // T is a pointer type (pointerType)
 	noWatchList bool      // streaming lists are off
 	lastWarn    time.Time // when a failure was last logged at Warn
 	badRun      int       // unreadable events in a row, for their summary
@@ -49,7 +50,7 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
 	}
-	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger, order: newVersionOrder(src)}
+	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger, order: newVersionOrder(src), ptr: pointerType[T]()}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

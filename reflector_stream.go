@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -180,6 +179,14 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 		if !st.inInitial {
 			st.alive()
 			st.confirm.event()
+			if ev.Type >= EventAdded && ev.Type <= EventDeleted && !isNilAs(st.r.ptr, ev.Object) {
+				// A change of a watch, nearly every event: straight
+				// to the sink.
+				if err := st.change(ev); err != nil {
+					return st.outcome(err)
+				}
+				continue
+			}
 		}
 		if o, done := st.event(ev); done {
 			return o
@@ -312,7 +319,9 @@ func (st *stream[T]) event(ev Event[T]) (outcome, bool) {
 		if st.inInitial {
 			return st.initialEvent(ev)
 		}
-		return st.change(ev)
+		if err := st.change(ev); err != nil {
+			return st.outcome(err), true
+		}
 	case EventBookmark:
 		st.bookmark(ev)
 	case EventInitialEventsEnd:
@@ -369,8 +378,9 @@ func (st *stream[T]) initialEnd(ev Event[T]) (outcome, bool) {
 	return outcome{}, false
 }
 
-// change writes one change of a watch into the sink.
-func (st *stream[T]) change(ev Event[T]) (outcome, bool) {
+// change writes one change of a watch into the sink; an error (an event
+// out of order) ends the stream.
+func (st *stream[T]) change(ev Event[T]) error {
 	r := st.r
 	rv := ev.ResourceVersion
 	if rv == "" {
@@ -379,8 +389,8 @@ func (st *stream[T]) change(ev Event[T]) (outcome, bool) {
 	v := newVersion(rv)
 	older := st.r.older(v, st.last)
 	if older && (ev.Type != EventDeleted || ev.ResourceVersion != "") {
-		return st.outcome(&SourceError{Op: st.op, ResourceVersion: st.from,
-			Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, st.last.s)}), true
+		return &SourceError{Op: st.op, ResourceVersion: st.from,
+			Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, st.last.s)}
 	}
 	var err error
 	switch ev.Type {
@@ -400,7 +410,7 @@ func (st *stream[T]) change(ev Event[T]) (outcome, bool) {
 	if rv != "" && !older {
 		st.advance(v)
 	}
-	return outcome{}, false
+	return nil
 }
 
 // bookmark moves the stream's version on without a change.
@@ -439,8 +449,8 @@ type version struct {
 }
 
 func newVersion(s string) version {
-	n, err := strconv.ParseUint(s, 10, 64)
-	return version{s: s, n: n, num: err == nil}
+	n, ok := parseDecimal(s)
+	return version{s: s, n: n, num: ok}
 }
 
 // olderThan reports whether v is older than last, when both are numbers.
