@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/kubewire"
 )
 
 // Warm restarts (informer.Informer.Restore): a Source saves its objects in
@@ -76,7 +77,7 @@ func (protoSnapshotCodec[T]) Append(dst []byte, obj T) ([]byte, error) {
 func (c protoSnapshotCodec[T]) NewDecoder() func([]byte) (T, error) {
 	return func(data []byte) (T, error) {
 		obj := c.s.newObj()
-		if err := unmarshal(obj, c.s.protoDecode, data); err != nil {
+		if err := kubewire.Unmarshal(obj, c.s.protoDecode, data); err != nil {
 			var zero T
 			return zero, fmt.Errorf("kube: snapshot object: %w", errorWithoutContent(err))
 		}

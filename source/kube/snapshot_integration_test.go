@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/kubefixture"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -60,14 +61,14 @@ type restartLog struct {
 	changes  map[string]int // name → calls
 }
 
-func (l *restartLog) handler() informer.HandlerFuncs[*configMap] {
+func (l *restartLog) handler() informer.HandlerFuncs[*kubefixture.ConfigMap] {
 	note := func(name string) {
 		l.mu.Lock()
 		l.changes[name]++
 		l.mu.Unlock()
 	}
-	return informer.HandlerFuncs[*configMap]{
-		AddFunc: func(cm *configMap, initial bool) {
+	return informer.HandlerFuncs[*kubefixture.ConfigMap]{
+		AddFunc: func(cm *kubefixture.ConfigMap, initial bool) {
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			if initial && l.restored[cm.Name] == cm.ResourceVersion {
@@ -76,8 +77,8 @@ func (l *restartLog) handler() informer.HandlerFuncs[*configMap] {
 			}
 			l.changes[cm.Name]++
 		},
-		UpdateFunc: func(_, cm *configMap) { note(cm.Name) },
-		DeleteFunc: func(d informer.Deleted[*configMap]) { note(d.Object.Name) },
+		UpdateFunc: func(_, cm *kubefixture.ConfigMap) { note(cm.Name) },
+		DeleteFunc: func(d informer.Deleted[*kubefixture.ConfigMap]) { note(d.Object.Name) },
 	}
 }
 
@@ -91,14 +92,14 @@ func (l *restartLog) handler() informer.HandlerFuncs[*configMap] {
 func TestIntegrationWarmRestart(t *testing.T) {
 	env := needKube(t)
 	cfg := kubeConfigFor(t, env, "informer-test")
-	r := newREST(t, cfg)
-	ns := r.namespace("warm")
+	r := kubefixture.NewREST(t, cfg, cfg.Host)
+	ns := r.Namespace("warm")
 	n := 2000
 	if v, err := strconv.Atoi(os.Getenv("KUBE_WARM_OBJECTS")); err == nil && v > 0 {
 		n = v
 	}
 	start := time.Now()
-	r.createConfigMaps(ns, "cm", n, nil)
+	r.CreateConfigMaps(ns, "cm", n, nil)
 	t.Logf("%d ConfigMaps created in %v", n, time.Since(start).Round(time.Millisecond))
 	client, err := cfg.HTTPClient()
 	if err != nil {
@@ -106,13 +107,13 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	}
 	defer client.CloseIdleConnections()
 
-	life := func(snap []byte, name string) (*informer.Informer[*configMap], *requestCounter, *restartLog, func()) {
+	life := func(snap []byte, name string) (*informer.Informer[*kubefixture.ConfigMap], *requestCounter, *restartLog, func()) {
 		rc := &requestCounter{base: client.Transport}
-		src, err := New[*configMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rc}})
+		src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rc}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf := informer.New(src, informer.Options[*configMap]{Logger: quietLogger})
+		inf := informer.New(src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger})
 		log := &restartLog{restored: map[string]string{}, changes: map[string]int{}}
 		if snap != nil {
 			began := time.Now()
@@ -148,20 +149,20 @@ func TestIntegrationWarmRestart(t *testing.T) {
 
 	// While down: 10 updates, 5 deletes, 5 creates.
 	last := ""
-	var got configMap
+	var got kubefixture.ConfigMap
 	for i := range 10 {
 		name := fmt.Sprintf("cm-%d", i)
-		r.must("PUT", cmPath(ns, name), configMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "down"}}, &got)
+		r.Must("PUT", kubefixture.CMPath(ns, name), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "down"}}, &got)
 		last = got.ResourceVersion
 	}
 	for i := 10; i < 15; i++ {
-		r.must("DELETE", cmPath(ns, fmt.Sprintf("cm-%d", i)), nil, nil)
+		r.Must("DELETE", kubefixture.CMPath(ns, fmt.Sprintf("cm-%d", i)), nil, nil)
 	}
 	for i := range 5 {
-		r.must("POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", i)}}, &got)
+		r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", i)}}, &got)
 		last = got.ResourceVersion
 	}
-	check := func(inf *informer.Informer[*configMap], log *restartLog, want int) {
+	check := func(inf *informer.Informer[*kubefixture.ConfigMap], log *restartLog, want int) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
@@ -198,7 +199,7 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	// After a kube-apiserver restart: its watch cache starts anew, the
 	// snapshot's version is gone (410), one list.
 	restartServer(t, env)
-	r.must("PUT", cmPath(ns, "cm-20"), configMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-20"}, Data: map[string]string{"v": "after"}}, &got)
+	r.Must("PUT", kubefixture.CMPath(ns, "cm-20"), kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-20"}, Data: map[string]string{"v": "after"}}, &got)
 	last = got.ResourceVersion
 	cold, rc, log, stop := life(snap.Bytes(), "warm, after expiry")
 	defer stop()

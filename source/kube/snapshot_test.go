@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/internal/kubefixture"
+	"github.com/informer-go/informer/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -31,9 +33,9 @@ func TestSnapshotScope(t *testing.T) {
 // same selection restores it through the Source's decoder; one of another
 // namespace refuses it.
 func TestSnapshotThroughSource(t *testing.T) {
-	h := serveJSON(200, listJSON("7", "", widgetJSON("a", "w1", "5", "red"), widgetJSON("a", "w2", "7", "blue")))
+	h := serveJSON(200, kubefixture.ListJSON("7", "", kubefixture.WidgetJSON("a", "w1", "5", "red"), kubefixture.WidgetJSON("a", "w2", "7", "blue")))
 	src, _ := newTestSource(t, h, Options{Namespace: "a"})
-	inf := informer.New(src, informer.Options[*widget]{Logger: quietLogger, Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOff}})
+	inf := informer.New(src, informer.Options[*kubefixture.Widget]{Logger: quietLogger, Reflector: informer.ReflectorOptions{WatchList: informer.WatchListOff}})
 	runInformer(t, inf)
 	if err := inf.WaitForSync(t.Context()); err != nil {
 		t.Fatal(err)
@@ -44,7 +46,7 @@ func TestSnapshotThroughSource(t *testing.T) {
 		t.Fatalf("snapshot %+v, %v", info, err)
 	}
 	same, _ := newTestSource(t, h, Options{Namespace: "a"})
-	back := informer.New(same, informer.Options[*widget]{Logger: quietLogger})
+	back := informer.New(same, informer.Options[*kubefixture.Widget]{Logger: quietLogger})
 	if _, err := back.Restore(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestSnapshotThroughSource(t *testing.T) {
 		t.Fatalf("restored %+v", w)
 	}
 	other, _ := newTestSource(t, h, Options{Namespace: "b"})
-	if _, err := informer.New(other, informer.Options[*widget]{Logger: quietLogger}).Restore(bytes.NewReader(buf.Bytes())); !errors.Is(err, informer.ErrSnapshotMismatch) {
+	if _, err := informer.New(other, informer.Options[*kubefixture.Widget]{Logger: quietLogger}).Restore(bytes.NewReader(buf.Bytes())); !errors.Is(err, informer.ErrSnapshotMismatch) {
 		t.Errorf("restore into another namespace: %v, want ErrSnapshotMismatch", err)
 	}
 }
@@ -63,7 +65,7 @@ func TestSnapshotThroughSource(t *testing.T) {
 // by the Source's protobuf decoder through its sharing table: equal
 // labels of restored objects are one map.
 func TestSnapshotProtobuf(t *testing.T) {
-	src, err := New[*metav1.PartialObjectMetadata](&Config{Host: "https://127.0.0.1:1"}, configMapsRes, Options{Namespace: "a", Protobuf: Protobuf[*metav1.PartialObjectMetadata]()})
+	src, err := New[*metav1.PartialObjectMetadata](&kube.Config{Host: "https://127.0.0.1:1"}, configMapsRes, Options{Namespace: "a", Protobuf: kube.Protobuf[*metav1.PartialObjectMetadata]()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestSnapshotProtobuf(t *testing.T) {
 	decode := codec.NewDecoder()
 	var objs []*metav1.PartialObjectMetadata
 	for _, name := range []string{"w1", "w2", "w3"} {
-		m := pom("a", name, "9")
+		m := kubefixture.POM("a", name, "9")
 		b, err := codec.Append(nil, &m)
 		if err != nil {
 			t.Fatal(err)
