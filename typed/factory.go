@@ -183,8 +183,8 @@ type entry struct {
 	done    chan struct{}      // closed when its Run returned
 	mu      sync.Mutex
 	lastErr error
-	onErrs  map[*errSub]struct{}     // the OnError of every Ref that gave one
-	adding  map[string]chan struct{} // indexes a later caller is adding; closed when done
+	onErrs  map[*errSub]struct{}                                     // the OnError of every Ref that gave one
+	adding  map[string]chan struct{}                                 // indexes a later caller is adding; closed when done
 	snap    func(ctx context.Context) (informer.SnapshotInfo, error) // writes its snapshot file; nil without SnapshotDir
 }
 

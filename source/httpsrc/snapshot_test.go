@@ -84,48 +84,9 @@ func TestWarmRestart(t *testing.T) {
 				inv.Compact()
 			}
 
-			src2, _ := httpsrc.New(opts)
-			second := informer.New(src2, informer.Options[*Item]{Logger: logger})
-			if _, err := second.Restore(bytes.NewReader(snap.Bytes())); err != nil {
-				t.Fatal(err)
-			}
-			var mu sync.Mutex
-			var changes []string
-			note := func(s string) { mu.Lock(); changes = append(changes, s); mu.Unlock() }
-			restored := map[string]string{}
-			for _, it := range second.Lister().List(nil) {
-				restored[it.Name] = it.ResourceVersion
-			}
-			reg, _ := second.AddHandler(informer.HandlerFuncs[*Item]{
-				AddFunc: func(it *Item, initial bool) {
-					if !initial || restored[it.Name] != it.ResourceVersion {
-						note("add " + it.Name)
-					}
-				},
-				UpdateFunc: func(_, it *Item) { note("update " + it.Name) },
-				DeleteFunc: func(d informer.Deleted[*Item]) { note("delete " + d.Object.Name) },
-			}, informer.HandlerOptions{})
 			lists.Store(0)
-			ctx, cancel = context.WithCancel(t.Context())
-			defer cancel()
-			go second.Run(ctx)
-			if err := informer.WaitForCacheSync(ctx, second, reg); err != nil {
-				t.Fatal(err)
-			}
-			wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-			defer wcancel()
-			if err := second.WaitForResourceVersion(wctx, last); err != nil {
-				t.Fatal(err)
-			}
-			for reg.Pending() > 0 {
-				time.Sleep(time.Millisecond)
-			}
-			time.Sleep(20 * time.Millisecond)
-			mu.Lock()
-			got := len(changes)
-			mu.Unlock()
-			if got != 4 {
-				t.Errorf("handler told %v, want the 4 changes", changes)
+			if got := restartFrom(t, opts, logger, snap.Bytes(), last); len(got) != 4 {
+				t.Errorf("handler told %v, want the 4 changes", got)
 			}
 			if n := lists.Load(); n != c.lists {
 				t.Errorf("%d list requests, want %d", n, c.lists)
@@ -137,4 +98,51 @@ func TestWarmRestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// restartFrom runs an informer restored from snap until it applied version
+// last, and returns what its handler was told after the restored objects.
+func restartFrom(t *testing.T, opts httpsrc.Options[*Item], logger *slog.Logger, snap []byte, last string) []string {
+	t.Helper()
+	src, _ := httpsrc.New(opts)
+	inf := informer.New(src, informer.Options[*Item]{Logger: logger})
+	if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var changes []string
+	note := func(s string) { mu.Lock(); changes = append(changes, s); mu.Unlock() }
+	restored := map[string]string{}
+	for _, it := range inf.Lister().List(nil) {
+		restored[it.Name] = it.ResourceVersion
+	}
+	reg, _ := inf.AddHandler(informer.HandlerFuncs[*Item]{
+		AddFunc: func(it *Item, initial bool) {
+			if !initial || restored[it.Name] != it.ResourceVersion {
+				note("add " + it.Name)
+			}
+		},
+		UpdateFunc: func(_, it *Item) { note("update " + it.Name) },
+		DeleteFunc: func(d informer.Deleted[*Item]) { note("delete " + d.Object.Name) },
+	}, informer.HandlerOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); inf.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := inf.WaitForResourceVersion(wctx, last); err != nil {
+		t.Fatal(err)
+	}
+	for reg.Pending() > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	return changes
 }

@@ -162,35 +162,9 @@ func TestIntegrationWarmRestart(t *testing.T) {
 		r.Must("POST", "/api/v1/namespaces/"+ns+"/configmaps", kubefixture.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", i)}}, &got)
 		last = got.ResourceVersion
 	}
-	check := func(inf *informer.Informer[*kubefixture.ConfigMap], log *restartLog, want int) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		defer cancel()
-		if err := inf.WaitForResourceVersion(ctx, last); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			log.mu.Lock()
-			calls, keys := 0, len(log.changes)
-			for _, c := range log.changes {
-				calls += c
-			}
-			initial := log.initial
-			log.mu.Unlock()
-			if calls >= want || time.Now().After(deadline) {
-				if calls != want || keys != want || initial != n {
-					t.Errorf("handlers: %d initial adds (want %d), %d calls for %d keys after them, want one for each of %d", initial, n, calls, keys, want)
-				}
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-
 	// Inside the watch cache's window: no list.
 	warm, rc, log, stop := life(snap.Bytes(), "warm, inside the window")
-	check(warm, log, 20)
+	checkRestartLog(t, warm, log, last, 20, n)
 	if l := rc.lists.Load(); l != 0 {
 		t.Errorf("%d list requests after a restore inside the window, want 0", l)
 	}
@@ -203,8 +177,37 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	last = got.ResourceVersion
 	cold, rc, log, stop := life(snap.Bytes(), "warm, after expiry")
 	defer stop()
-	check(cold, log, 21)
+	checkRestartLog(t, cold, log, last, 21, n)
 	if l := rc.lists.Load(); l != 1 {
 		t.Errorf("%d list requests after a restore the server no longer serves, want 1", l)
+	}
+}
+
+// checkRestartLog waits until inf applied version last, then checks that
+// its handler got the n restored objects as initial adds and then one
+// call for each of want keys.
+func checkRestartLog(t *testing.T, inf *informer.Informer[*kubefixture.ConfigMap], log *restartLog, last string, want, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := inf.WaitForResourceVersion(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		log.mu.Lock()
+		calls, keys := 0, len(log.changes)
+		for _, c := range log.changes {
+			calls += c
+		}
+		initial := log.initial
+		log.mu.Unlock()
+		if calls >= want || time.Now().After(deadline) {
+			if calls != want || keys != want || initial != n {
+				t.Errorf("handlers: %d initial adds (want %d), %d calls for %d keys after them, want one for each of %d", initial, n, calls, keys, want)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
