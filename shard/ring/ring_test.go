@@ -354,3 +354,27 @@ func TestAssign(t *testing.T) {
 		t.Fatal("a non-member owns something")
 	}
 }
+
+// TestRingWorkReturnsEarly: a work function that returns at once is run
+// again once per renewal, not in a loop.
+func TestRingWorkReturnsEarly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		m, err := ring.New(&client{s: st}, ring.Options{Namespace: "ns", Name: "ctl", Identity: "a",
+			LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs atomic.Int64
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- m.Run(ctx, func(context.Context, ring.Assignment) { runs.Add(1) }) }()
+		time.Sleep(10 * time.Second)
+		cancel()
+		<-done
+		if n := runs.Load(); n < 5 || n > int64(10*time.Second/(retryPeriod*8/10))+1 {
+			t.Fatalf("the work ran %d times in 10 s with RetryPeriod %s", n, retryPeriod)
+		}
+	})
+}

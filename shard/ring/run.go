@@ -79,15 +79,19 @@ func (r *runState) genDone() <-chan struct{} {
 // moves the member's work to the ranges it owns.
 func (r *runState) step(ctx context.Context) {
 	m := r.m
+	now := time.Now()
 	if r.gen != nil {
 		select {
 		case <-r.gen.done:
+			// Run it again at the next renewal, not at once: a work that
+			// fails at its start must not spin.
 			m.log.Info("ring: the work returned on its own", "epoch", r.gen.a.Epoch)
 			r.setGen(nil)
+			r.renew(ctx, now)
+			return
 		default:
 		}
 	}
-	now := time.Now()
 	if !r.renew(ctx, now) {
 		if !r.fenced(time.Now()) {
 			r.stop(fmt.Errorf("%w: not renewed within %s: %w", ErrLeaseLost, m.opts.RenewDeadline, r.err))
