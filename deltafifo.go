@@ -6,6 +6,8 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+
+	"github.com/informer-go/informer/internal/ring"
 )
 
 // DeltaType says what happened to an object.
@@ -115,13 +117,13 @@ type DeltaFIFO[T Object] struct {
 	// growing copies nothing.
 	pages    []*[pendPageLen]pending[T]
 	npend    int32
-	freed    int32          // the first free position + 1; 0: none
-	queue    ring[int32]    // positions of queued keys' pending entries; inBulk for a bulk
-	bulks    ring[*bulk[T]] // the bulks of the queue, in order
-	nkeys    int            // keys queued, counting each key of a bulk
-	free     [][]Delta[T]   // recycled delta slices of more than one delta
-	peak     int            // most keys queued at once since the queue last drained
-	pushes   int            // keys queued since pend was last needed in full (see shrink)
+	freed    int32                    // the first free position + 1; 0: none
+	queue    ring.Shrinking[int32]    // positions of queued keys' pending entries; inBulk for a bulk
+	bulks    ring.Shrinking[*bulk[T]] // the bulks of the queue, in order
+	nkeys    int                      // keys queued, counting each key of a bulk
+	free     [][]Delta[T]             // recycled delta slices of more than one delta
+	peak     int                      // most keys queued at once since the queue last drained
+	pushes   int                      // keys queued since pend was last needed in full (see shrink)
 	ready    chan struct{}
 	closed   bool
 	inflight int // batches handed to consumers and not yet done
@@ -345,9 +347,9 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 			f.initial++
 		}
 		f.items.insert(q, at)
-		f.queue.push(at)
+		f.queue.Push(at)
 		f.nkeys++
-		if f.queue.len() == 1 {
+		if f.queue.Len() == 1 {
 			f.signal()
 		}
 	}
@@ -402,7 +404,7 @@ func (f *DeltaFIFO[T]) pauseLocked() {
 
 func (f *DeltaFIFO[T]) resumeLocked() {
 	f.paused--
-	if f.paused == 0 && f.queue.len() > 0 {
+	if f.paused == 0 && f.queue.Len() > 0 {
 		f.signal()
 	}
 }
@@ -457,16 +459,16 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.queue.len() == 0 && f.closed {
+	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
 		return dst, 0, ErrClosed
 	}
-	if f.paused > 0 || f.queue.len() == 0 {
+	if f.paused > 0 || f.queue.Len() == 0 {
 		return dst, 0, nil
 	}
-	for len(dst) < max && f.queue.len() > 0 {
-		if f.queue.at(0) == inBulk {
-			b := f.bulks.at(0)
+	for len(dst) < max && f.queue.Len() > 0 {
+		if f.queue.At(0) == inBulk {
+			b := f.bulks.At(0)
 			k := min(max-len(dst), len(b.keys)-b.next)
 			for j := b.next; j < b.next+k; j++ {
 				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
@@ -477,12 +479,12 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 				initial += k
 			}
 			if b.next == len(b.keys) {
-				f.queue.pop()
-				f.bulks.pop()
+				f.queue.Pop()
+				f.bulks.Pop()
 			}
 			continue
 		}
-		at := f.queue.pop()
+		at := f.queue.Pop()
 		f.nkeys--
 		p := f.pendAt(at)
 		f.items.remove(p.hash, at)
@@ -492,7 +494,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		}
 	}
 	f.inflight++
-	if f.queue.len() > 0 {
+	if f.queue.Len() > 0 {
 		f.signal() // wake another consumer
 	}
 	return dst, initial, nil
@@ -537,7 +539,7 @@ func (f *DeltaFIFO[T]) drainedLocked() {
 	// stopped coming. Free entries are zero but for their links, which a
 	// new use overwrites.
 	f.npend, f.freed = 0, 0
-	if shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
+	if ring.Shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
 		f.pages = nil
 		f.items.slots = nil
 	}

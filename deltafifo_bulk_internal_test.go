@@ -188,10 +188,10 @@ func TestDeltaFIFOBulkRingGrowsWhileWrapped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	queueGrew, bulksGrew := 0, 0 // growths while wrapped
 	for i := range 600 {
-		if f.bulks.len() == len(f.bulks.buf) && f.bulks.head != 0 {
+		if f.bulks.GrowsWrapped() {
 			bulksGrew++
 		}
-		if f.queue.len() == len(f.queue.buf) && f.queue.head != 0 {
+		if f.queue.GrowsWrapped() {
 			queueGrew++
 		}
 		page := make([]*bobj, 1+rng.IntN(3))
@@ -202,7 +202,7 @@ func TestDeltaFIFOBulkRingGrowsWhileWrapped(t *testing.T) {
 		if err := f.ReplaceItems(page); err != nil {
 			t.Fatal(err)
 		}
-		if f.queue.len() == len(f.queue.buf) && f.queue.head != 0 {
+		if f.queue.GrowsWrapped() {
 			queueGrew++
 		}
 		if err := f.Add(bo(fmt.Sprint("c", i), fmt.Sprint(i))); err != nil {

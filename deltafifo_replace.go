@@ -161,15 +161,15 @@ func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
 	if b.initial {
 		f.initial += len(b.keys)
 	}
-	if f.marks != nil && f.queue.len() == 0 && f.inflight == 0 {
+	if f.marks != nil && f.queue.Len() == 0 && f.inflight == 0 {
 		// The first page into an empty cache: a hint of its size, exact
 		// for a list in one page.
 		f.marks.reserve(len(b.keys))
 	}
-	f.queue.push(inBulk)
-	f.bulks.push(b)
+	f.queue.Push(inBulk)
+	f.bulks.Push(b)
 	f.nkeys += len(b.keys)
-	if f.queue.len() == 1 {
+	if f.queue.Len() == 1 {
 		f.signal()
 	}
 }
@@ -240,8 +240,8 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 // vanishBulkLocked queues the deletion of the keys of an abandoned bulk
 // replacement, still queued, that the replacement did not see.
 func (f *DeltaFIFO[T]) vanishBulkLocked() {
-	for i := range f.bulks.n {
-		b := f.bulks.at(i)
+	for i := range f.bulks.Len() {
+		b := f.bulks.At(i)
 		for j := b.next; j < len(b.keys); j++ {
 			key := b.keys[j]
 			if f.queuedLocked(key).at != noPending {
@@ -320,8 +320,8 @@ func (f *DeltaFIFO[T]) Resync() error {
 	f.pauseLocked()
 	defer f.resumeLocked()
 	inBulk := map[string]bool{}
-	for i := range f.bulks.n {
-		if b := f.bulks.at(i); b != nil {
+	for i := range f.bulks.Len() {
+		if b := f.bulks.At(i); b != nil {
 			for _, key := range b.keys[b.next:] {
 				inBulk[key] = true
 			}

@@ -135,7 +135,7 @@ func (inf *Informer[T]) serveSnapshots(readRV string) {
 func (f *DeltaFIFO[T]) emptyNow() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len() == 0 && f.paused == 0
+	return f.queue.Len() == 0 && f.paused == 0
 }
 
 // Restore fills the cache from a snapshot read from r, before Run: Run

@@ -172,7 +172,7 @@ func (q *Queue[K]) fire() {
 	if len(dl.h) > 0 {
 		q.armLocked(dl.h[0].at)
 	}
-	depth := q.fifo.n
+	depth := q.fifo.Len()
 	wake := n > 0 && q.waiting > 0
 	q.mu.Unlock()
 	if wake {

@@ -3,6 +3,7 @@ package workqueue
 import (
 	"context"
 	"errors"
+	"github.com/informer-go/informer/internal/ring"
 	"log/slog"
 	"sync"
 	"time"
@@ -57,7 +58,7 @@ type Queue[K comparable] struct {
 
 	mu       sync.Mutex
 	items    map[K]entry // every key queued, processing or both
-	fifo     ring[K]
+	fifo     ring.Ring[K]
 	running  int // keys processing
 	waiting  int // Gets waiting for a key
 	shutting bool
@@ -126,14 +127,14 @@ func (q *Queue[K]) addLocked(key K) (bool, int) {
 			e.since = time.Now()
 		}
 		q.items[key] = e
-		q.fifo.push(key)
-		return true, q.fifo.n
+		q.fifo.Push(key)
+		return true, q.fifo.Len()
 	case e.flags&(queued|dirty) != 0:
 		return false, 0 // coalesced with the pending one
 	default: // processing
 		e.flags |= dirty
 		q.items[key] = e
-		return true, q.fifo.n
+		return true, q.fifo.Len()
 	}
 }
 
@@ -160,8 +161,8 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			q.waiting--
 			counted = false
 		}
-		if q.fifo.n > 0 {
-			key := q.fifo.pop()
+		if q.fifo.Len() > 0 {
+			key := q.fifo.Pop()
 			e := q.items[key]
 			var queuedAt time.Time
 			if q.timed {
@@ -171,7 +172,7 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			e.flags = processing
 			q.items[key] = e
 			q.running++
-			more, depth := q.fifo.n > 0 && q.waiting > 0, q.fifo.n
+			more, depth := q.fifo.Len() > 0 && q.waiting > 0, q.fifo.Len()
 			q.mu.Unlock()
 			if more {
 				q.signal() // another worker may take the next one
@@ -220,12 +221,12 @@ func (q *Queue[K]) Done(key K) {
 	requeued := e.flags&dirty != 0
 	if requeued {
 		q.items[key] = entry{flags: queued, since: now}
-		q.fifo.push(key)
+		q.fifo.Push(key)
 	} else {
 		delete(q.items, key)
 	}
 	q.checkDrainedLocked()
-	depth := q.fifo.n
+	depth := q.fifo.Len()
 	wake := requeued && q.waiting > 0
 	q.mu.Unlock()
 	if wake {
@@ -241,7 +242,7 @@ func (q *Queue[K]) Done(key K) {
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.fifo.n
+	return q.fifo.Len()
 }
 
 // ShutDown stops the queue: Add and AddAfter drop their keys from now on,
@@ -283,7 +284,7 @@ func (q *Queue[K]) ShuttingDown() bool {
 
 // checkDrainedLocked closes drained once the queue is shut down and empty.
 func (q *Queue[K]) checkDrainedLocked() {
-	if q.shutting && q.running == 0 && q.fifo.n == 0 {
+	if q.shutting && q.running == 0 && q.fifo.Len() == 0 {
 		select {
 		case <-q.drained:
 		default:

@@ -61,7 +61,7 @@ func TestCompactFreesObjects(t *testing.T) {
 				gone = append(gone, weak.Make(deleted), weak.Make(replaced))
 			}
 			// An unfinished paginated list at the old version holds them too.
-			_, err := src.List(t.Context(), informer.ListOptions{Limit: 1, ResourceVersion: "2", ResourceVersionMatch: memory.MatchExact})
+			_, err := src.List(t.Context(), informer.ListOptions{Limit: 1, ResourceVersion: "2", ResourceVersionMatch: informer.MatchExact})
 			must(t, err)
 			tt.compact(src)
 			runtime.GC()

@@ -69,7 +69,7 @@ func TestExactListUndoesEveryLaterWrite(t *testing.T) {
 	must(t, src.Delete("c"))
 	must(t, src.Delete("b"))
 	must(t, src.Create(newObj("b", "b2")))
-	page, err := src.List(t.Context(), informer.ListOptions{ResourceVersion: at, ResourceVersionMatch: memory.MatchExact})
+	page, err := src.List(t.Context(), informer.ListOptions{ResourceVersion: at, ResourceVersionMatch: informer.MatchExact})
 	must(t, err)
 	var got []string
 	for _, o := range page.Items {

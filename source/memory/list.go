@@ -12,21 +12,12 @@ import (
 	"github.com/informer-go/informer"
 )
 
-// The values of informer.ListOptions.ResourceVersionMatch that List knows.
-const (
-	// MatchNotOlderThan (or "") lists the current state, which is never
-	// older than the resourceVersion asked for.
-	MatchNotOlderThan = "NotOlderThan"
-	// MatchExact lists the state exactly as of the resourceVersion asked for,
-	// rebuilt from the history.
-	MatchExact = "Exact"
-)
-
 // List returns one page of the objects, sorted by key. It implements
 // informer.Source.
 //
 // The state listed is the current one, unless opts.ResourceVersion is a
-// specific version and opts.ResourceVersionMatch is MatchExact: then it is
+// specific version and opts.ResourceVersionMatch is informer.MatchExact
+// (informer.MatchNotOlderThan and "" list the current state): then it is
 // the state as of that version. Either way, a specific version older than the
 // compaction point is an error wrapping informer.ErrExpired, and one newer
 // than the current version an error wrapping ErrInvalidVersion; "" and "0"
@@ -149,9 +140,9 @@ func (s *Source[T]) listVersionLocked(opts informer.ListOptions) (uint64, error)
 		return 0, s.expiredError("list", rv)
 	}
 	switch opts.ResourceVersionMatch {
-	case "", MatchNotOlderThan:
+	case "", informer.MatchNotOlderThan:
 		return s.rv, nil
-	case MatchExact:
+	case informer.MatchExact:
 		return rv, nil
 	}
 	return 0, fmt.Errorf("memory: list: unknown resourceVersionMatch %q", opts.ResourceVersionMatch)

@@ -160,13 +160,13 @@ func TestListResourceVersion(t *testing.T) {
 		{rv: "", wantRV: "5", wantKeys: []string{"a", "c"}},
 		{rv: "0", wantRV: "5", wantKeys: []string{"a", "c"}},
 		{rv: "3", wantRV: "5", wantKeys: []string{"a", "c"}},
-		{rv: "3", match: memory.MatchNotOlderThan, wantRV: "5", wantKeys: []string{"a", "c"}},
-		{rv: "2", match: memory.MatchExact, wantRV: "2", wantKeys: []string{"a", "b"}},
-		{rv: "3", match: memory.MatchExact, wantRV: "3", wantKeys: []string{"a", "b"}},
-		{rv: "4", match: memory.MatchExact, wantRV: "4", wantKeys: []string{"a"}},
-		{rv: "5", match: memory.MatchExact, wantRV: "5", wantKeys: []string{"a", "c"}},
+		{rv: "3", match: informer.MatchNotOlderThan, wantRV: "5", wantKeys: []string{"a", "c"}},
+		{rv: "2", match: informer.MatchExact, wantRV: "2", wantKeys: []string{"a", "b"}},
+		{rv: "3", match: informer.MatchExact, wantRV: "3", wantKeys: []string{"a", "b"}},
+		{rv: "4", match: informer.MatchExact, wantRV: "4", wantKeys: []string{"a"}},
+		{rv: "5", match: informer.MatchExact, wantRV: "5", wantKeys: []string{"a", "c"}},
 		{rv: "1", wantErr: informer.ErrExpired},
-		{rv: "1", match: memory.MatchExact, wantErr: informer.ErrExpired},
+		{rv: "1", match: informer.MatchExact, wantErr: informer.ErrExpired},
 		{rv: "6", wantErr: memory.ErrInvalidVersion},
 		{rv: "x", wantErr: memory.ErrInvalidVersion},
 		{rv: "3", match: "Sometime", wantErr: errors.New("any")},
@@ -187,7 +187,7 @@ func TestListResourceVersion(t *testing.T) {
 		})
 	}
 	// The exact state holds the objects as they were.
-	page, err := src.List(t.Context(), informer.ListOptions{ResourceVersion: "2", ResourceVersionMatch: memory.MatchExact})
+	page, err := src.List(t.Context(), informer.ListOptions{ResourceVersion: "2", ResourceVersionMatch: informer.MatchExact})
 	must(t, err)
 	if a := page.Items[0]; a.ResourceVersion != "1" || a.data != "" {
 		t.Fatalf("a at 2 is %s %q, want its first version", a.ResourceVersion, a.data)
@@ -301,7 +301,7 @@ func TestListConcurrentWrites(t *testing.T) {
 		first, err := src.List(ctx, informer.ListOptions{Limit: 7})
 		must(t, err)
 		// The state the list must show, rebuilt independently.
-		exact, err := src.List(ctx, informer.ListOptions{ResourceVersion: first.ResourceVersion, ResourceVersionMatch: memory.MatchExact})
+		exact, err := src.List(ctx, informer.ListOptions{ResourceVersion: first.ResourceVersion, ResourceVersionMatch: informer.MatchExact})
 		must(t, err)
 		rest, versions, err := listAll(ctx, src, informer.ListOptions{Limit: 7, Continue: first.Continue}, nil)
 		must(t, err)
