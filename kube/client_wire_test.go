@@ -273,3 +273,53 @@ func TestClientGetRedirect(t *testing.T) {
 		t.Errorf("the API server received Authorization %q, want %q", auth, want)
 	}
 }
+
+// TestClientRefusesBeforeSending: calls the server would refuse, or
+// answer in a way that reads as something else, are refused as
+// ErrInvalidArgument without a request: a Create of an object with a
+// resourceVersion (kube-apiserver answers 500, which would read as a
+// write of unknown outcome), an Apply without a field manager, a nil
+// object, a name that is not a path segment, an unknown patch type.
+func TestClientRefusesBeforeSending(t *testing.T) {
+	withRV := newWidget("a")
+	withRV.ResourceVersion = "5"
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context, c *Client[*kubefixture.Widget]) error
+	}{
+		{"create with a resourceVersion", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Create(ctx, withRV, WriteOptions{})
+			return err
+		}},
+		{"apply without a field manager", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Apply(ctx, newWidget("a"), PatchOptions{})
+			return err
+		}},
+		{"update of nil", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Update(ctx, nil, WriteOptions{})
+			return err
+		}},
+		{"get of a name with a slash", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Get(ctx, "ns", "a/b", GetOptions{})
+			return err
+		}},
+		{"delete without a name", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Delete(ctx, "ns", "", DeleteOptions{})
+			return err
+		}},
+		{"unknown patch type", func(ctx context.Context, c *Client[*kubefixture.Widget]) error {
+			_, err := c.Patch(ctx, "ns", "a", "application/yaml", []byte("{}"), PatchOptions{})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, sent := recordingClient(t, ClientOptions{})
+			if err := tc.call(t.Context(), c); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("%v, want ErrInvalidArgument", err)
+			}
+			if n := len(sent()); n != 0 {
+				t.Errorf("%d requests sent, want none", n)
+			}
+		})
+	}
+}
