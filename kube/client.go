@@ -63,6 +63,10 @@ type ClientOptions struct {
 	// Writes are never repeated after anything else (see
 	// ErrUnknownOutcome). 0 means DefaultMaxRetries; negative means none.
 	MaxRetries int
+	// Metrics receives the Client's measurements (requests by verb and
+	// status code, their latency, retries, rate limiter waits); its zero
+	// value measures nothing.
+	Metrics ClientMetrics
 }
 
 // Client reads and writes the objects of one resource of a Kubernetes API

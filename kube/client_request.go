@@ -53,19 +53,33 @@ func (c *Client[T]) send(ctx context.Context, k *call) (*http.Response, error) {
 		q := "?" + k.query.Encode()
 		target, errPath = target+q, errPath+q
 	}
+	m := &c.opts.Metrics
+	timed := m.timed()
+	var start time.Time
 	for attempt := 0; ; attempt++ {
+		if timed {
+			start = time.Now()
+		}
 		if err := c.limiter.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("kube: %s: waiting for the rate limiter: %w", c.describe(k), err)
+		}
+		if timed {
+			m.waited(k.method, start)
+			start = time.Now()
 		}
 		req, err := c.newRequest(ctx, k, target)
 		if err != nil {
 			return nil, err
 		}
 		resp, err := c.client.Do(req)
+		if timed {
+			m.request(k.method, resp, start)
+		}
 		if err != nil {
 			if err := c.afterTransportError(ctx, k, attempt, err); err != nil {
 				return nil, err
 			}
+			m.retry(k.method, 0)
 			continue
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
@@ -80,6 +94,7 @@ func (c *Client[T]) send(ctx context.Context, k *call) (*http.Response, error) {
 		if err := c.afterRefusal(ctx, k, attempt, e); err != nil {
 			return nil, err
 		}
+		m.retry(k.method, e.Code)
 	}
 }
 

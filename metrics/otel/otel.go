@@ -35,6 +35,7 @@ type Metrics struct {
 	evRecorded  metric.Int64Counter
 	evAggregate metric.Int64Counter
 	evDropped   metric.Int64Counter
+	client      clientInstruments
 }
 
 // New makes the instruments of meter.
@@ -68,6 +69,9 @@ func New(meter metric.Meter) (*Metrics, error) {
 	m.evRecorded = i64c("events_recorder.recorded", "Events written as new Events")
 	m.evAggregate = i64c("events_recorder.aggregated", "Repeats counted into the series of an earlier event")
 	m.evDropped = i64c("events_recorder.dropped", "Events not written, by reason")
+	var ierrs []error
+	m.client, ierrs = newClientInstruments(meter)
+	errs = append(errs, ierrs...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -51,6 +51,9 @@ func TestRecordedThroughTheSDK(t *testing.T) {
 	<-ran // the workers have returned: every callback of their Done is in
 	rec, _ := events.NewRecorder(nil2{}, events.Options{ReportingController: "example.com/c", Metrics: m.Events("c"), Logger: quiet})
 	rec.Eventf(events.ObjectReference{Kind: "ConfigMap", Name: "a"}, nil, "Odd", "R", "A", "")
+	cl := m.Client("api")
+	cl.Request("GET", 429, time.Millisecond)
+	cl.Retry("GET", 429)
 	el := m.LeaderElection("lease")
 	el.Leading(true)
 	el.Attempt(true, 3*time.Millisecond, errors.New("403"))
@@ -82,13 +85,16 @@ func TestRecordedThroughTheSDK(t *testing.T) {
 		t.Error("no workqueue.depth") // its value may be a late 1: set outside the queue's lock
 	}
 	for k, want := range map[string]float64{
-		"workqueue.adds{name=widgets}":                          2,
-		"workqueue.retries{name=widgets}":                       1,
-		"workqueue.work.duration{name=widgets}":                 2,
-		"events_recorder.dropped{name=c,reason=invalid}":        1,
-		"leader_election.master_status{name=lease}":             1,
-		"leader_election.attempt.duration{name=lease,op=renew}": 1,
-		"leader_election.attempt.failures{name=lease,op=renew}": 1,
+		"workqueue.adds{name=widgets}":                            2,
+		"workqueue.retries{name=widgets}":                         1,
+		"workqueue.work.duration{name=widgets}":                   2,
+		"rest_client.requests{code=429,host=api,method=GET}":      1,
+		"rest_client.request.retries{code=429,host=api,verb=GET}": 1,
+		"rest_client.request.duration{host=api,verb=GET}":         1,
+		"events_recorder.dropped{name=c,reason=invalid}":          1,
+		"leader_election.master_status{name=lease}":               1,
+		"leader_election.attempt.duration{name=lease,op=renew}":   1,
+		"leader_election.attempt.failures{name=lease,op=renew}":   1,
 	} {
 		if v, ok := got[k]; !ok || v != want {
 			t.Errorf("%s = %v (recorded: %v), want %v", k, v, ok, want)
