@@ -59,6 +59,11 @@ type Options[T Object] struct {
 	OnError func(error)
 	// Logger receives the same errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Metrics receives the informer's measurements: events, lists and
+	// why, watch restarts, handlers' latency and panics. Its zero value
+	// measures nothing and costs nothing. It is the reflector's too,
+	// unless the Reflector field's Metrics sets any callback.
+	Metrics Metrics
 	// BatchSize is the most keys the process loop takes from the queue at
 	// once; 0 means 128.
 	BatchSize int
@@ -209,6 +214,9 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	if ropts.Logger == nil {
 		ropts.Logger = inf.log
 	}
+	if !ropts.Metrics.set() {
+		ropts.Metrics = opts.Metrics
+	}
 	inf.refl = NewReflector[T](src, informerSink[T]{inf}, ropts)
 	return inf
 }
@@ -270,6 +278,9 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 // repeated. It fails with ErrStopped once Run has returned.
 func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
 	l := newListener(h, opts, inf.report)
+	if m := &inf.opts.Metrics; m.HandlerLatency != nil || m.HandlerPanic != nil {
+		l.metrics = m
+	}
 	if l.resync == 0 {
 		l.resync = inf.opts.ResyncPeriod
 	}

@@ -134,6 +134,8 @@ type listener[T Object] struct {
 	relistUnchanged bool
 	resync          time.Duration // owned by the informer's process loop
 	report          func(error)
+	metrics         *Metrics // nil when neither handler callback is set
+	sampled         uint32   // notifications since the last timed one
 
 	mu        sync.Mutex
 	q         notifyQueue[T]
@@ -322,7 +324,11 @@ func (l *listener[T]) run(ctx context.Context) {
 				return
 			default:
 			}
-			l.call(batch[i])
+			if l.metrics == nil {
+				l.call(batch[i])
+			} else {
+				l.callMeasured(batch[i])
+			}
 			called++
 		}
 		clear(batch[:n])
@@ -344,6 +350,9 @@ func (l *listener[T]) call(n notification[T]) {
 	defer func() {
 		if v := recover(); v != nil {
 			l.report(&HandlerPanicError{Handler: l.name, Value: v, Stack: debug.Stack()})
+			if l.metrics != nil && l.metrics.HandlerPanic != nil {
+				l.metrics.HandlerPanic(l.name)
+			}
 		} else if !returned {
 			l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
 		}
@@ -357,6 +366,20 @@ func (l *listener[T]) call(n notification[T]) {
 		l.h.OnDelete(Deleted[T]{Object: n.new, FinalStateUnknown: n.flag})
 	}
 	returned = true
+}
+
+// callMeasured is call, timing one call in HandlerSample for
+// Metrics.HandlerLatency.
+func (l *listener[T]) callMeasured(n notification[T]) {
+	if l.metrics.HandlerLatency == nil || l.sampled < HandlerSample-1 {
+		l.sampled++
+		l.call(n)
+		return
+	}
+	l.sampled = 0
+	start := time.Now()
+	l.call(n)
+	l.metrics.HandlerLatency(l.name, time.Since(start))
 }
 
 // goexit is the Value of a HandlerPanicError for a handler that called

@@ -130,17 +130,24 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	}
 	_, a := s.to(s.phase, action{})
 	var o outcome
+	m := metricsStarts{on: r.opts.Metrics.List != nil || r.opts.Metrics.WatchRestart != nil, first: r.resume.from == ""}
 	for ctx.Err() == nil {
 		if a.resetBackoff {
 			b.reset()
 		}
 		r.reportOutcome(a.report, o.err, s.failures)
+		if m.on {
+			m.before(&r.opts.Metrics, s, a)
+		}
 		o = r.perform(ctx, s, a, b)
 		if ctx.Err() != nil {
 			break
 		}
 		if s.restored && errors.Is(o.err, ErrExpired) {
 			o.err = restoredExpired(o.err)
+		}
+		if m.on && a.op != opWait {
+			m.prev, m.why = a.op, o.err
 		}
 		s, a = step(s, o)
 	}
@@ -209,6 +216,9 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	}
 	if s.cont == "" {
 		r.pageRV = page.ResourceVersion
+	}
+	if f := r.opts.Metrics.ListItems; f != nil {
+		f(len(page.Items))
 	}
 	if err := r.sink.ReplaceItems(page.Items); err != nil {
 		r.report(err) // bad items are skipped; the rest is in

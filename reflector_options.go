@@ -86,6 +86,9 @@ type ReflectorOptions struct {
 	OnError func(error)
 	// Logger receives the same errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Metrics receives the reflector's measurements (events, lists and
+	// why, watch restarts); its zero value measures nothing.
+	Metrics Metrics
 }
 
 // WatchListMode says whether a Reflector syncs with a streaming list. See

@@ -176,6 +176,9 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 			return st.end(ctx, err)
 		}
 		st.delivered = true
+		if f := st.r.opts.Metrics.Event; f != nil {
+			f(ev.Type)
+		}
 		if !st.inInitial {
 			st.alive()
 			st.confirm.event()
@@ -241,6 +244,9 @@ func (st *stream[T]) badEvent(err error) (outcome, bool) {
 // has not ended by then, and the reflector lists again.
 func (st *stream[T]) skip(err error) {
 	st.skipped++
+	if f := st.r.opts.Metrics.Skipped; f != nil {
+		f()
+	}
 	if st.skipped == 1 {
 		st.skipErr = err
 		st.r.skips.add(&SourceError{Op: st.op, ResourceVersion: st.from,
