@@ -21,7 +21,7 @@ import (
 )
 
 // Metrics holds the instruments of one Meter; its methods return the
-// callbacks of one queue, elector or recorder.
+// callbacks of one queue, elector, recorder or informer.
 type Metrics struct {
 	wqDepth     metric.Int64Gauge
 	wqAdds      metric.Int64Counter
@@ -35,7 +35,9 @@ type Metrics struct {
 	evRecorded  metric.Int64Counter
 	evAggregate metric.Int64Counter
 	evDropped   metric.Int64Counter
+	informer    informerInstruments
 	client      clientInstruments
+	meter       metric.Meter
 }
 
 // New makes the instruments of meter.
@@ -70,6 +72,9 @@ func New(meter metric.Meter) (*Metrics, error) {
 	m.evAggregate = i64c("events_recorder.aggregated", "Repeats counted into the series of an earlier event")
 	m.evDropped = i64c("events_recorder.dropped", "Events not written, by reason")
 	var ierrs []error
+	m.informer, ierrs = newInformerInstruments(meter)
+	m.meter = meter
+	errs = append(errs, ierrs...)
 	m.client, ierrs = newClientInstruments(meter)
 	errs = append(errs, ierrs...)
 	if err := errors.Join(errs...); err != nil {

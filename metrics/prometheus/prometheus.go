@@ -35,6 +35,7 @@ type Metrics struct {
 	evRecorded  *prom.CounterVec
 	evAggregate *prom.CounterVec
 	evDropped   *prom.CounterVec
+	informer    informerCollectors
 	client      clientCollectors
 }
 
@@ -61,9 +62,11 @@ func New(reg prom.Registerer) (*Metrics, error) {
 		evAggregate: prom.NewCounterVec(prom.CounterOpts{Name: "events_recorder_aggregated_total", Help: "Repeats counted into the series of an earlier event"}, name),
 		evDropped:   prom.NewCounterVec(prom.CounterOpts{Name: "events_recorder_dropped_total", Help: "Events not written, by reason"}, []string{"name", "reason"}),
 	}
+	m.informer = newInformerCollectors()
 	m.client = newClientCollectors()
 	cs := []prom.Collector{m.wqDepth, m.wqAdds, m.wqQueueDur, m.wqWorkDur, m.wqRetries,
 		m.leStatus, m.leTrans, m.leAttempt, m.leFailures, m.evRecorded, m.evAggregate, m.evDropped}
+	cs = append(cs, m.informer.all()...)
 	cs = append(cs, m.client.all()...)
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

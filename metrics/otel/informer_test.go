@@ -1,0 +1,92 @@
+package otel_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/informer-go/informer"
+	infotel "github.com/informer-go/informer/metrics/otel"
+	"github.com/informer-go/informer/source/memory"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type widget struct{ metav1.ObjectMeta }
+
+// An informer's list and events, and its gauges, through the SDK.
+func TestInformerThroughTheSDK(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	m, err := infotel.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("informer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := memory.New[*widget](memory.Options{})
+	src.Create(&widget{metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	src.Create(&widget{metav1.ObjectMeta{Namespace: "ns", Name: "b"}})
+	inf := informer.New(src, informer.Options[*widget]{Logger: slog.New(slog.DiscardHandler), Metrics: m.Informer("widgets")})
+	seen := make(chan struct{})
+	reg, _ := inf.AddHandler(informer.HandlerFuncs[*widget]{AddFunc: func(w *widget, _ bool) {
+		if w.Name == "c" {
+			close(seen)
+		}
+	}}, informer.HandlerOptions{Name: "h"})
+	remove, err := infotel.WatchInformer(m, "widgets", inf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	removeH, err := infotel.WatchHandler(m, "widgets", "h", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeH()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
+		t.Fatal(err)
+	}
+	src.Create(&widget{metav1.ObjectMeta{Namespace: "ns", Name: "c"}})
+	<-seen
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			switch d := mt.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += float64(p.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] = float64(p.Value)
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] = p.Value
+				}
+			}
+		}
+	}
+	for k, want := range map[string]float64{
+		"informer.lists{name=widgets,reason=initial,streaming=false}": 1,
+		"informer.list_items{name=widgets}":                           2,
+		"informer.events{name=widgets,type=ADDED}":                    1,
+		"informer.store_items{name=widgets}":                          3,
+		"informer.synced{name=widgets}":                               1,
+		"informer.pending_notifications{handler=h,name=widgets}":      0,
+	} {
+		if v, ok := got[k]; !ok || v != want {
+			t.Errorf("%s = %v (recorded: %v), want %v", k, v, ok, want)
+		}
+	}
+	if _, ok := got["informer.lag{name=widgets}"]; !ok {
+		t.Error("no informer.lag")
+	}
+}
