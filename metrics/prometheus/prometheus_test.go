@@ -2,6 +2,7 @@ package prometheus_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -242,3 +243,45 @@ type noDelay struct{}
 func (noDelay) When(string) time.Duration { return 0 }
 func (noDelay) Forget(string)             {}
 func (noDelay) NumRequeues(string) int    { return 0 }
+
+// valueOr is value, or def when the sample is missing.
+func valueOr(fams map[string]*dto.MetricFamily, name, labels string, def float64) float64 {
+	for _, m := range fams[name].GetMetric() {
+		var ls []string
+		for _, l := range m.GetLabel() {
+			ls = append(ls, l.GetName()+"="+l.GetValue())
+		}
+		if strings.Join(ls, ",") != labels {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		}
+	}
+	return def
+}
+
+// dump is the informer_ lines of /metrics, for a failure's message.
+func dump(t *testing.T, srv *httptest.Server) string {
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "informer_") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func jsonDecode(resp *http.Response, v any) error {
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
+}
