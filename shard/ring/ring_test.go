@@ -378,3 +378,24 @@ func TestRingWorkReturnsEarly(t *testing.T) {
 		}
 	})
 }
+
+// TestRingRestartSameIdentity: a member restarted under the identity of a
+// Lease still present (a killed pod that comes back with its name) waits
+// until that Lease has expired before taking it over: the old process
+// may only be paused.
+func TestRingRestartSameIdentity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		h.start("a")
+		h.start("b")
+		h.settle(10 * time.Second)
+		h.kill("a")
+		killed := time.Now()
+		h.start("a")
+		h.settle(leaseDuration + 10*time.Second)
+		if d := time.Since(killed); d < leaseDuration {
+			t.Fatalf("the new a worked %s after the old one was killed, before its Lease expired", d)
+		}
+		h.check()
+	})
+}
