@@ -544,7 +544,7 @@ func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]
 	// this batch gave it (a watch event, or another relist queued while the
 	// loop was behind).
 	unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
-	if unchanged && inf.snap.replaying {
+	if unchanged && inf.snap.replaying && !inf.snap.trusted.Load() {
 		unchanged = sameState(res.old, d.Object)
 	}
 	return keyedNote[T]{kd.Key, notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged}, true

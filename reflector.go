@@ -63,6 +63,9 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if c, ok := sink.(interface{ Confirmed() }); ok {
 		r.resume.onConfirm = c.Confirmed
 	}
+	if l, ok := sink.(interface{ ListVersion(string) }); ok {
+		r.resume.onList = l.ListVersion
+	}
 	r.resume.from = opts.ResumeFrom
 	switch opts.WatchList {
 	case WatchListOn:
@@ -216,6 +219,7 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	}
 	if s.cont == "" {
 		r.pageRV = page.ResourceVersion
+		r.listVersion(page.ResourceVersion)
 	}
 	if f := r.opts.Metrics.ListItems; f != nil {
 		f(len(page.Items))

@@ -17,6 +17,7 @@ type snapshots[T Object] struct {
 	restoreRV string // the restored version
 	replaying bool   // process loop: restored, not yet confirmed (a same-version update is a replay)
 	confirmed atomic.Bool
+	trusted   atomic.Bool // the relist after the restore is at a later version: equal versions are equal states
 	// replace is 1 from a relist's BeginReplace to its EndReplace, 2 from
 	// there until the reflector has moved its version on (Progress), 0
 	// otherwise: the cache is at the reflector's version only at 0.
@@ -292,8 +293,9 @@ func (inf *Informer[T]) drainForSnapshot(apply bool) {
 // sameState reports whether a relist's object is the restored one: after
 // a restore, before the source confirmed it, equal versions do not prove
 // it (a source that lost its history may give the same versions to other
-// states), so a relist then compares the objects themselves. The cost is
-// paid only by the first relist after a restore that was not confirmed.
+// states), so a relist then compares the objects themselves, unless the
+// list is at a version the Source orders after the snapshot's (its
+// history went on: ListVersion). The cost is paid only by such a relist.
 func sameState[T Object](restored, listed T) bool {
 	return reflect.DeepEqual(restored, listed)
 }
@@ -305,5 +307,20 @@ func (s informerSink[T]) Confirmed() {
 	select {
 	case s.inf.progress <- struct{}{}:
 	default:
+	}
+}
+
+// ListVersion hears the version of a list that is to replace a restored
+// cache not yet confirmed: when the Source orders it at or after the
+// restored version, the server's history went on from the snapshot's, and
+// equal versions name equal states again. (A server that lost its history
+// lists at an older version; one that then went past the snapshot's
+// version could not be told from one that did not: see Restore.)
+func (s informerSink[T]) ListVersion(rv string) {
+	inf := s.inf
+	if order := inf.applied.order; inf.snap.restored && order != nil {
+		if c, ok := order(inf.snap.restoreRV, rv); ok && c <= 0 {
+			inf.snap.trusted.Store(true)
+		}
 	}
 }

@@ -19,6 +19,15 @@ type resumer struct {
 	from        string       // the restored version Run starts watching from; "" for a list
 	unconfirmed atomic.Int64 // unix nanoseconds since the restored version waits for confirmation; 0 when not
 	onConfirm   func()       // the sink's Confirmed, if it has one
+	onList      func(string) // the sink's ListVersion, if it has one
+}
+
+// listVersion tells the sink the version of a list about to replace a
+// restored cache that was not confirmed (see informerSink.ListVersion).
+func (r *Reflector[T]) listVersion(rv string) {
+	if r.resume.onList != nil && r.resume.unconfirmed.Load() != 0 {
+		r.resume.onList(rv)
+	}
 }
 
 // resumeFrom makes Run start with a watch from rv, for a sink that holds
