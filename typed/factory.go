@@ -360,15 +360,7 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]
 	defer f.mu.Unlock()
 
 	e := &entry{key: key, refs: 1, name: f.uniqueName(describe(res.String(), ns, labelSel, fieldSel)+view[T](o.TransformName), reflect.TypeFor[T]())}
-	kopts := f.opts.Kube
-	if f.opts.Shard != nil {
-		kopts.Shard = f.opts.Shard
-	}
-	kopts.Namespace, kopts.LabelSelector, kopts.FieldSelector = ns, labelSel, fieldSel
-	kopts.HTTPClient, kopts.RateLimiter = f.client, f.limiter
-	if res.Protobuf != nil && kopts.Protobuf == nil {
-		kopts.Protobuf = res.Protobuf
-	}
+	kopts := f.sourceOptions(ns, labelSel, fieldSel, res.Protobuf)
 	src, err := kubesrc.New[T](f.cfg, res.kube(), kopts)
 	if err != nil {
 		return nil, err
