@@ -117,4 +117,13 @@
 // delay (a burst of errors costs a fraction of a second once it is over). Heartbeats (WatchOptions.Heartbeat), bookmarks and events are
 // liveness: a watch alive past its deadline ends like a timeout, one silent
 // past it is stalled.
+//
+// A reflector started from a restored snapshot (Informer.Restore,
+// ReflectorOptions.ResumeFrom) begins at WATCH from the snapshot's version
+// instead of a list: a watch that delivers, or stays open, confirms it;
+// expired, it relists at once; refused three times in a row in any other
+// way (a server that lost its history may say "too large" or nothing), it
+// relists too. Handlers get the restored objects as initial adds, then
+// only the changes since the snapshot. See Informer.Restore for when such
+// a cache counts as synced, and snapshot_format.go for the file format.
 package informer
