@@ -1,8 +1,7 @@
 package share
 
 import (
-	"encoding/binary"
-	"math/bits"
+	"hash/maphash"
 	"reflect"
 	"sync"
 	"time"
@@ -18,29 +17,34 @@ import (
 // out: a value whose fingerprint changed is evicted and reported, and
 // the object being decoded gets a value of its own.
 //
-// A fingerprint hashes every word of the value's memory and of all the
+// A fingerprint hashes every byte of the value's memory and of all the
 // memory it reaches (the elements of slices, the entries of maps, what
 // pointers point to, what interfaces hold), not the content of strings:
 // a string's bytes cannot change, so its pointer and length say whether
-// it was replaced. Any write into the value's graph (a map entry added,
+// it was replaced. A struct's or an array's memory is hashed in one
+// piece (padding included: Go zeroes it, and only a write could change
+// it), then what its slices, maps, pointers and interfaces refer to. Any write into the value's graph (a map entry added,
 // removed or set, a slice element or struct field set, a slice
 // resliced) changes at least one word, and so the fingerprint, but for
 // a chance of 2^-64; a write of an equal but newly allocated string is
 // a write too. Memory that no decoder writes and that reading may change
 // (a time.Location's cache) is hashed by its address only.
 
-// A shape fingerprints values of one Go type: at (the value at p) and
-// ref (for a slice, map or pointer type, what the value refers to: the
-// slice's n elements from data, the map or the pointee data).
+// A shape fingerprints values of one Go type. at hashes the value at p:
+// its memory, then what it refers to (deref). ref, for a slice, map or
+// pointer type, hashes what such a value refers to: the slice's n
+// elements from data, the map data, the pointee data.
 type shape struct {
-	typ reflect.Type
-	at  func(h uint64, p unsafe.Pointer) uint64
-	ref func(h uint64, data unsafe.Pointer, n int) uint64
+	typ   reflect.Type
+	at    func(h uint64, p unsafe.Pointer) uint64
+	deref func(h uint64, p unsafe.Pointer) uint64 // nil: nothing to follow
+	ref   func(h uint64, data unsafe.Pointer, n int) uint64
 }
 
 var (
 	shapes  sync.Map   // reflect.Type → *shape
 	buildMu sync.Mutex // one build at a time: shapes holds only finished ones
+	memSeed = maphash.MakeSeed()
 )
 
 // shapeOf returns t's shape, compiling it on first use.
@@ -67,26 +71,32 @@ func build(t reflect.Type, b map[reflect.Type]*shape) *shape {
 	}
 	s := &shape{typ: t}
 	b[t] = s
-	s.at, s.ref = compile(t, b)
+	compile(s, b)
 	return s
 }
 
-// mix folds the word w into h.
+// mix folds the word w into h. Each step is a bijection of h for a given
+// w and of w for a given h, so a change of one word always changes the
+// fingerprint; changes of several words may cancel out by chance.
 func mix(h, w uint64) uint64 {
-	return bits.RotateLeft64((h^w)*0x9E3779B97F4A7C15, 29) * 0xBF58476D1CE4E5B9
+	h = (h ^ w) * 0x9E3779B97F4A7C15
+	return h ^ h>>29
 }
 
-// mixMem folds the n bytes at p into h, a word at a time.
+// mixMem folds the n bytes at p into h: a word at a time, or through
+// maphash past 64 bytes.
 func mixMem(h uint64, p unsafe.Pointer, n uintptr) uint64 {
-	b := unsafe.Slice((*byte)(p), n)
-	for len(b) >= 8 {
-		h = mix(h, binary.LittleEndian.Uint64(b))
-		b = b[8:]
+	if n > 64 {
+		return mix(h, maphash.Bytes(memSeed, unsafe.Slice((*byte)(p), n)))
 	}
-	if len(b) > 0 {
-		var w [8]byte
-		copy(w[:], b)
-		h = mix(h, binary.LittleEndian.Uint64(w[:]))
+	i := uintptr(0)
+	if uintptr(p)%8 == 0 {
+		for ; i+8 <= n; i += 8 {
+			h = mix(h, *(*uint64)(unsafe.Add(p, i)))
+		}
+	}
+	for ; i < n; i++ {
+		h = mix(h, uint64(*(*byte)(unsafe.Add(p, i))))
 	}
 	return h
 }
@@ -98,140 +108,111 @@ var (
 	quantityMapT = reflect.TypeFor[map[string]resource.Quantity]()
 	anyType      = reflect.TypeFor[any]()
 	anyMapType   = reflect.TypeFor[map[string]any]()
-	anySliceType = reflect.TypeFor[[]any]()
 )
 
-// plain reports whether t holds no pointers (its memory is all there is
-// to it) and no padding between its fields.
-func plain(t reflect.Type) bool {
+// refOp is a slice, map, pointer or interface at off in a struct or
+// array, whose referent is hashed after the memory.
+type refOp struct {
+	off uintptr
+	s   *shape
+}
+
+// refsOf lists the slices, maps, pointers and interfaces in a value of
+// type t at base: nested structs and arrays are flattened. A time.Time's
+// Location is not followed (reading a time may fill its cache), nor
+// channels, functions and unsafe pointers (no decoder makes one).
+func refsOf(t reflect.Type, base uintptr, b map[reflect.Type]*shape, ops []refOp) []refOp {
 	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return true
-	case reflect.Array:
-		return plain(t.Elem())
+	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
+		return append(ops, refOp{base, build(t, b)})
 	case reflect.Struct:
-		end := uintptr(0)
+		if t == timeType {
+			return ops
+		}
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if f.Offset != end || !plain(f.Type) {
-				return false
-			}
-			end += f.Type.Size()
+			ops = refsOf(f.Type, base+f.Offset, b, ops)
 		}
-		return end == t.Size()
+	case reflect.Array:
+		for i := range t.Len() {
+			ops = refsOf(t.Elem(), base+uintptr(i)*t.Elem().Size(), b, ops)
+		}
 	}
-	return false
+	return ops
 }
 
-func compile(t reflect.Type, b map[reflect.Type]*shape) (func(uint64, unsafe.Pointer) uint64, func(uint64, unsafe.Pointer, int) uint64) {
+func compile(s *shape, b map[reflect.Type]*shape) {
+	t := s.typ
 	size := t.Size()
-	if plain(t) || t == timeType {
-		return func(h uint64, p unsafe.Pointer) uint64 { return mixMem(h, p, size) }, nil
-	}
 	switch t.Kind() {
-	case reflect.String:
-		return func(h uint64, p unsafe.Pointer) uint64 {
-			return mix(mix(h, word(p)), uint64(len(*(*string)(p))))
-		}, nil
 	case reflect.Slice:
-		return compileSlice(t, b)
+		compileSlice(s, b)
 	case reflect.Map:
-		return compileMap(t, b)
+		compileMap(s, b)
 	case reflect.Pointer:
 		elem := build(t.Elem(), b)
-		ref := func(h uint64, data unsafe.Pointer, _ int) uint64 { return elem.at(h, data) }
-		return func(h uint64, p unsafe.Pointer) uint64 {
-			d := *(*unsafe.Pointer)(p)
-			h = mix(h, uint64(uintptr(d)))
-			if d == nil {
+		s.ref = func(h uint64, data unsafe.Pointer, _ int) uint64 { return elem.at(h, data) }
+		s.deref = func(h uint64, p unsafe.Pointer) uint64 {
+			if d := *(*unsafe.Pointer)(p); d != nil {
+				return elem.at(h, d)
+			}
+			return h
+		}
+	case reflect.Interface:
+		s.deref = func(h uint64, p unsafe.Pointer) uint64 { return ifaceDeref(h, t, p, 0) }
+	case reflect.Struct, reflect.Array:
+		ops := refsOf(t, 0, b, nil)
+		if len(ops) > 0 {
+			s.deref = func(h uint64, p unsafe.Pointer) uint64 {
+				for _, o := range ops {
+					// A nil pointer, map or interface, a slice without an
+					// array: nothing to follow (its words are hashed).
+					if q := unsafe.Add(p, o.off); *(*unsafe.Pointer)(q) != nil {
+						h = o.s.deref(h, q)
+					}
+				}
 				return h
 			}
-			return elem.at(h, d)
-		}, ref
-	case reflect.Interface:
-		return func(h uint64, p unsafe.Pointer) uint64 { return ifaceAt(h, t, p, 0) }, nil
-	case reflect.Array:
-		elem, es, n := build(t.Elem(), b), t.Elem().Size(), t.Len()
-		return func(h uint64, p unsafe.Pointer) uint64 {
-			for i := range n {
-				h = elem.at(h, unsafe.Add(p, uintptr(i)*es))
-			}
-			return h
-		}, nil
-	case reflect.Struct:
-		return compileStruct(t, b), nil
+		}
 	}
-	// Chan, Func, UnsafePointer: no decoder makes one; by address.
-	return func(h uint64, p unsafe.Pointer) uint64 { return mixMem(h, p, size) }, nil
+	s.at = func(h uint64, p unsafe.Pointer) uint64 {
+		h = mixMem(h, p, size)
+		if s.deref != nil {
+			h = s.deref(h, p)
+		}
+		return h
+	}
 }
 
-func compileSlice(t reflect.Type, b map[reflect.Type]*shape) (func(uint64, unsafe.Pointer) uint64, func(uint64, unsafe.Pointer, int) uint64) {
-	et := t.Elem()
+func compileSlice(s *shape, b map[reflect.Type]*shape) {
+	et := s.typ.Elem()
 	es := et.Size()
-	var ref func(uint64, unsafe.Pointer, int) uint64
-	if plain(et) {
-		ref = func(h uint64, data unsafe.Pointer, n int) uint64 { return mixMem(h, data, uintptr(n)*es) }
-	} else {
-		elem := build(et, b)
-		ref = func(h uint64, data unsafe.Pointer, n int) uint64 {
+	elem := build(et, b)
+	s.ref = func(h uint64, data unsafe.Pointer, n int) uint64 {
+		if n == 0 || es == 0 {
+			return h
+		}
+		h = mixMem(h, data, uintptr(n)*es)
+		if d := elem.deref; d != nil {
 			for i := range n {
-				h = elem.at(h, unsafe.Add(data, uintptr(i)*es))
+				h = d(h, unsafe.Add(data, uintptr(i)*es))
 			}
-			return h
 		}
+		return h
 	}
-	return func(h uint64, p unsafe.Pointer) uint64 {
-		s := (*sliceHeader)(p)
-		h = mix(mix(mix(h, uint64(uintptr(s.data))), uint64(s.len)), uint64(s.cap))
-		if s.data == nil || es == 0 {
+	s.deref = func(h uint64, p unsafe.Pointer) uint64 {
+		sh := (*sliceHeader)(p)
+		if sh.data == nil {
 			return h
 		}
-		return ref(h, s.data, s.len)
-	}, ref
+		return s.ref(h, sh.data, sh.len)
+	}
 }
 
 // sliceHeader is the layout of a slice.
 type sliceHeader struct {
 	data     unsafe.Pointer
 	len, cap int
-}
-
-// compileStruct hashes a struct field by field: runs of plain fields
-// that touch as one piece of memory (padding left out), the others by
-// their shapes.
-func compileStruct(t reflect.Type, b map[reflect.Type]*shape) func(uint64, unsafe.Pointer) uint64 {
-	type op struct {
-		off, n uintptr
-		s      *shape // nil: n plain bytes
-	}
-	var ops []op
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Type.Size() == 0 {
-			continue
-		}
-		if plain(f.Type) || f.Type == timeType {
-			if l := len(ops) - 1; l >= 0 && ops[l].s == nil && ops[l].off+ops[l].n == f.Offset {
-				ops[l].n += f.Type.Size()
-				continue
-			}
-			ops = append(ops, op{off: f.Offset, n: f.Type.Size()})
-			continue
-		}
-		ops = append(ops, op{off: f.Offset, s: build(f.Type, b)})
-	}
-	return func(h uint64, p unsafe.Pointer) uint64 {
-		for _, o := range ops {
-			if o.s == nil {
-				h = mixMem(h, unsafe.Add(p, o.off), o.n)
-			} else {
-				h = o.s.at(h, unsafe.Add(p, o.off))
-			}
-		}
-		return h
-	}
 }
 
 // entryMix ends an entry's hash, so that the sum of the entries of a
@@ -243,39 +224,41 @@ func entryMix(h uint64) uint64 {
 	return h
 }
 
-func compileMap(t reflect.Type, b map[reflect.Type]*shape) (func(uint64, unsafe.Pointer) uint64, func(uint64, unsafe.Pointer, int) uint64) {
-	var ref func(uint64, unsafe.Pointer, int) uint64
+func strMix(h uint64, s string) uint64 {
+	return mix(mix(h, uint64(uintptr(unsafe.Pointer(unsafe.StringData(s))))), uint64(len(s)))
+}
+
+func compileMap(s *shape, b map[reflect.Type]*shape) {
+	t := s.typ
 	kt, vt := t.Key(), t.Elem()
 	switch {
 	case kt.Kind() == reflect.String && vt.Kind() == reflect.String:
 		// Labels, annotations, selectors, any named string types: ranged as
 		// map[string]string (the same layout).
-		ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
+		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			var sum uint64
 			for k, v := range *(*map[string]string)(unsafe.Pointer(&m)) {
-				sum += entryMix(mix(mix(mix(mix(0, uint64(uintptr(unsafe.Pointer(unsafe.StringData(k))))), uint64(len(k))),
-					uint64(uintptr(unsafe.Pointer(unsafe.StringData(v))))), uint64(len(v))))
+				sum += entryMix(strMix(strMix(0, k), v))
 			}
 			return mix(h, sum)
 		}
 	case kt.Kind() == reflect.String && vt == quantityMapT.Elem():
 		// A ResourceList.
 		q := build(vt, b)
-		ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
+		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			var sum uint64
 			for k, v := range *(*map[string]resource.Quantity)(unsafe.Pointer(&m)) {
-				e := mix(mix(0, uint64(uintptr(unsafe.Pointer(unsafe.StringData(k))))), uint64(len(k)))
-				sum += entryMix(q.at(e, unsafe.Pointer(&v)))
+				sum += entryMix(q.at(strMix(0, k), unsafe.Pointer(&v)))
 			}
 			return mix(h, sum)
 		}
 	case t == anyMapType:
-		ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
+		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			return anyMap(h, *(*map[string]any)(unsafe.Pointer(&m)), 0)
 		}
 	default:
 		ks, vs := build(kt, b), build(vt, b)
-		ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
+		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			mv := reflect.NewAt(t, unsafe.Pointer(&m)).Elem()
 			k, v := reflect.New(kt).Elem(), reflect.New(vt).Elem()
 			var sum uint64
@@ -287,25 +270,22 @@ func compileMap(t reflect.Type, b map[reflect.Type]*shape) (func(uint64, unsafe.
 			return mix(h, sum)
 		}
 	}
-	return func(h uint64, p unsafe.Pointer) uint64 {
-		m := *(*unsafe.Pointer)(p)
-		h = mix(h, uint64(uintptr(m)))
-		if m == nil {
-			return h
+	s.deref = func(h uint64, p unsafe.Pointer) uint64 {
+		if m := *(*unsafe.Pointer)(p); m != nil {
+			return s.ref(h, m, 0)
 		}
-		return ref(h, m, 0)
-	}, ref
+		return h
+	}
 }
 
 // maxAnyDepth bounds the nesting of interface values followed: a program
 // could make a map hold itself.
 const maxAnyDepth = 10000
 
-// ifaceAt hashes the interface of type t at p: its two words (the boxed
-// value of a string, number or bool cannot change, so they say it all)
-// and what a map, slice or pointer in it refers to.
-func ifaceAt(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
-	h = mix(mix(h, word(p)), word(unsafe.Add(p, unsafe.Sizeof(uintptr(0)))))
+// ifaceDeref hashes what the interface of type t at p holds, its two
+// words being hashed already: nothing for a string, number or bool (a
+// boxed value cannot change), the referents of a map, slice or pointer.
+func ifaceDeref(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
 	if depth > maxAnyDepth {
 		return mix(h, 1)
 	}
@@ -317,7 +297,8 @@ func ifaceAt(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
 			return anyMap(h, v, depth+1)
 		case []any:
 			for i := range v {
-				h = ifaceAt(h, anyType, unsafe.Pointer(&v[i]), depth+1)
+				h = mix(mix(h, word(unsafe.Pointer(&v[i]))), word(unsafe.Add(unsafe.Pointer(&v[i]), unsafe.Sizeof(uintptr(0)))))
+				h = ifaceDeref(h, anyType, unsafe.Pointer(&v[i]), depth+1)
 			}
 			return h
 		}
@@ -335,14 +316,15 @@ func ifaceAt(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
 func anyMap(h uint64, m map[string]any, depth int) uint64 {
 	var sum uint64
 	for k, v := range m {
-		e := mix(mix(0, uint64(uintptr(unsafe.Pointer(unsafe.StringData(k))))), uint64(len(k)))
-		sum += entryMix(ifaceAt(e, anyType, unsafe.Pointer(&v), depth))
+		e := strMix(0, k)
+		e = mix(mix(e, word(unsafe.Pointer(&v))), word(unsafe.Add(unsafe.Pointer(&v), unsafe.Sizeof(uintptr(0)))))
+		sum += entryMix(ifaceDeref(e, anyType, unsafe.Pointer(&v), depth))
 	}
 	return mix(h, sum)
 }
 
-// fingerprint returns the fingerprint of the value that a slot of type t
-// (a slice, map or pointer) set to data (with n elements, for a slice)
+// fingerprint returns the fingerprint of what a slot of shape s (a
+// slice, map or pointer type) set to data (with n elements, for a slice)
 // refers to.
 func fingerprint(seed uint64, s *shape, data unsafe.Pointer, n int) uint64 {
 	return s.ref(mix(seed, uint64(n)), data, n)
