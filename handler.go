@@ -28,8 +28,22 @@ package informer
 // anything reachable from it, even for a moment. A shallow copy
 // (c := *pod) may have its own fields replaced (c.Labels = newMap), but
 // what it shares with the original (c.Labels["x"] = "y",
-// c.Spec.Containers[0].Image = ...) stays read-only. Options.DetectMutations
-// (or INFORMER_MUTATION_DETECTOR=1) finds violations.
+// c.Spec.Containers[0].Image = ...) stays read-only. The safe pattern:
+//
+//	c := obj.DeepCopy() // copy, then write
+//	c.Labels["x"] = "y"
+//
+// What a write does anyway: with client-go, or source/kube with
+// SharingOff, it changes the one object, in the cache and for every
+// handler, until its next change from the server; with sharing (the
+// default) it changes every object that holds the written value now
+// (the pods of one Deployment share their labels, containers, env...).
+// Objects decoded afterwards are never affected: source/kube checks
+// each shared value before handing it out again, decodes afresh the one
+// found written into, and reports it (a SharedWriteError to OnError
+// and the log, Health.Mutations). Options.DetectMutations (or
+// INFORMER_MUTATION_DETECTOR=1) finds every write into a cached object
+// when its key next changes.
 type Handler[T Object] interface {
 	// OnAdd reports an object new to this handler. isInInitialList is true
 	// for the objects of the first list, and for the cache's contents replayed

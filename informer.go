@@ -38,7 +38,10 @@ type Options[T Object] struct {
 	// obj.Annotations = trimmed copy): a Kubernetes source shares the
 	// values those fields point to between objects (its Sharing option),
 	// so deleting a map key or writing into a slice element or a
-	// pointed-to struct would change other objects too. When
+	// pointed-to struct would change the objects that hold them (the
+	// Source then decodes later objects afresh and reports the write:
+	// see Handler). Copy, then write: obj.Annotations =
+	// maps.Clone(obj.Annotations) before a delete. When
 	// Transform fails (a nil result without an error fails too, with
 	// ErrNilObject) the error is reported as an *ObjectError with Op
 	// "transform" and the object is left out of a list or an add or
@@ -74,7 +77,12 @@ type Options[T Object] struct {
 	// its key replaces or deletes it, and for every key when Run ends. A
 	// difference means someone wrote into a read-only object (see
 	// Handler); it is reported as a *MutationError (ErrObjectMutated) to
-	// OnError and the log. The environment variable
+	// OnError and the log. It catches what source/kube's sharing guard
+	// (always on, with sharing) does not: a write into any part of any
+	// object, shared or not (a name, a status, a value only this object
+	// holds), and which object was written (the guard names only the
+	// object whose decode met the written value, when that value's bytes
+	// come again, if ever); with "panic", the first one stops the test. The environment variable
 	// INFORMER_MUTATION_DETECTOR (MutationDetectorEnv) turns it on for
 	// every informer whose DetectMutations is false: "1" reports, "panic"
 	// panics at the first mutation found, as the project's tests do;

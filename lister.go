@@ -9,7 +9,10 @@ import (
 // Lister is a read-only view of an Indexer, shaped for controllers: get by
 // key, list by label selector, and the same per namespace.
 //
-// Objects it returns are shared with the cache: never mutate them.
+// Objects it returns are shared with the cache (and, from source/kube
+// with sharing, parts of them with other objects): never write into
+// them; copy, then write (obj.DeepCopy()). Handler says what a write
+// would change.
 type Lister[T Object] struct {
 	ix *Indexer[T]
 }
