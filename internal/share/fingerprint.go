@@ -215,6 +215,10 @@ type sliceHeader struct {
 	len, cap int
 }
 
+// entrySeed starts an entry's hash: an entry of zero words (an empty
+// key and value) must still count.
+const entrySeed = 0x9E3779B97F4A7C15
+
 // entryMix ends an entry's hash, so that the sum of the entries of a
 // map does not depend on their order.
 func entryMix(h uint64) uint64 {
@@ -236,21 +240,23 @@ func compileMap(s *shape, b map[reflect.Type]*shape) {
 		// Labels, annotations, selectors, any named string types: ranged as
 		// map[string]string (the same layout).
 		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
-			var sum uint64
+			var sum, n uint64
 			for k, v := range *(*map[string]string)(unsafe.Pointer(&m)) {
-				sum += entryMix(strMix(strMix(0, k), v))
+				sum += entryMix(strMix(strMix(entrySeed, k), v))
+				n++
 			}
-			return mix(h, sum)
+			return mix(mix(h, sum), n)
 		}
 	case kt.Kind() == reflect.String && vt == quantityMapT.Elem():
 		// A ResourceList.
 		q := build(vt, b)
 		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
-			var sum uint64
+			var sum, n uint64
 			for k, v := range *(*map[string]resource.Quantity)(unsafe.Pointer(&m)) {
-				sum += entryMix(q.at(strMix(0, k), unsafe.Pointer(&v)))
+				sum += entryMix(q.at(strMix(entrySeed, k), unsafe.Pointer(&v)))
+				n++
 			}
-			return mix(h, sum)
+			return mix(mix(h, sum), n)
 		}
 	case t == anyMapType:
 		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
@@ -261,13 +267,14 @@ func compileMap(s *shape, b map[reflect.Type]*shape) {
 		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			mv := reflect.NewAt(t, unsafe.Pointer(&m)).Elem()
 			k, v := reflect.New(kt).Elem(), reflect.New(vt).Elem()
-			var sum uint64
+			var sum, n uint64
 			for it := mv.MapRange(); it.Next(); {
 				k.SetIterKey(it)
 				v.SetIterValue(it)
-				sum += entryMix(vs.at(ks.at(0, k.Addr().UnsafePointer()), v.Addr().UnsafePointer()))
+				sum += entryMix(vs.at(ks.at(entrySeed, k.Addr().UnsafePointer()), v.Addr().UnsafePointer()))
+				n++
 			}
-			return mix(h, sum)
+			return mix(mix(h, sum), n)
 		}
 	}
 	s.deref = func(h uint64, p unsafe.Pointer) uint64 {
@@ -314,9 +321,10 @@ func ifaceDeref(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
 }
 
 func anyMap(h uint64, m map[string]any, depth int) uint64 {
+	h = mix(h, uint64(len(m)))
 	var sum uint64
 	for k, v := range m {
-		e := strMix(0, k)
+		e := strMix(entrySeed, k)
 		e = mix(mix(e, word(unsafe.Pointer(&v))), word(unsafe.Add(unsafe.Pointer(&v), unsafe.Sizeof(uintptr(0)))))
 		sum += entryMix(ifaceDeref(e, anyType, unsafe.Pointer(&v), depth))
 	}

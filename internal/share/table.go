@@ -193,7 +193,7 @@ func (t *Table) Enter(k Key, raw []byte, typ reflect.Type, data unsafe.Pointer, 
 		}
 	}
 	if len(t.written) > 0 {
-		t.freshFor(raw, data, n)
+		t.freshFor(k, raw, data, n)
 	}
 	if t.bytes+len(raw) > t.budget || len(t.entries) >= t.sweepAt {
 		t.sweep()
@@ -208,7 +208,7 @@ func (t *Table) Enter(k Key, raw []byte, typ reflect.Type, data unsafe.Pointer, 
 // and records it for Seal.
 func (t *Table) evict(k Key, e *entry, v unsafe.Pointer) {
 	t.stats.Written++
-	t.written = append(t.written, Written{Type: e.s.typ, old: v, n: e.n, raw: e.raw})
+	t.written = append(t.written, Written{Type: e.s.typ, old: v, n: e.n, raw: e.raw, key: k})
 	for pp := t.entries[k]; ; pp = pp.next {
 		if pp == e {
 			t.entries[k] = e.next
@@ -225,12 +225,12 @@ func (t *Table) evict(k Key, e *entry, v unsafe.Pointer) {
 	t.bytes -= len(e.raw)
 }
 
-// freshFor links the value decoded in place of a written one (same raw
-// bytes, in this decode) to its report.
-func (t *Table) freshFor(raw []byte, data unsafe.Pointer, n int) {
+// freshFor links the value decoded in place of a written one (same key
+// and raw bytes, in this decode) to its report.
+func (t *Table) freshFor(k Key, raw []byte, data unsafe.Pointer, n int) {
 	for i := range t.written {
 		w := &t.written[i]
-		if w.fresh == nil && string(w.raw) == string(raw) {
+		if w.fresh == nil && w.key == k && string(w.raw) == string(raw) {
 			w.fresh, w.nFresh = data, n
 		}
 	}

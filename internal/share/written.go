@@ -26,6 +26,7 @@ type Written struct {
 	old    unsafe.Pointer // the written value
 	n      int
 	raw    []byte // its bytes, until Seal
+	key    Key
 }
 
 // Path returns where the value decoded in the written one's place sits

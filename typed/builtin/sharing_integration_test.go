@@ -101,7 +101,7 @@ func TestIntegrationSharedWritesNotSpread(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s not cached", name)
 				}
-				p.Labels["x"] = "zz-written"                      // forbidden: read-only
+				p.Labels["x"] = "zz-written"                       // forbidden: read-only
 				p.Annotations["prometheus.io/port"] = "zz-written" // likewise
 				p.Spec.Containers[0].Env[1].Value = "zz-written"   // likewise
 			}
