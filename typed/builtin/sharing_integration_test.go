@@ -13,7 +13,8 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/kubetest"
-	"github.com/informer-go/informer/source/kube"
+	"github.com/informer-go/informer/kube"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
 	corev1 "k8s.io/api/core/v1"
@@ -69,11 +70,11 @@ func TestIntegrationSharedWritesNotSpread(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			opts := kube.Options{Namespace: ns, ContentType: kube.ContentTypeJSON}
+			opts := kubesrc.Options{Namespace: ns, ContentType: kube.ContentTypeJSON}
 			if format == "protobuf" {
-				opts = kube.Options{Namespace: ns, Protobuf: kube.Protobuf[*corev1.Pod](), ContentType: kube.ContentTypeProtobuf}
+				opts = kubesrc.Options{Namespace: ns, Protobuf: kube.Protobuf[*corev1.Pod](), ContentType: kube.ContentTypeProtobuf}
 			}
-			src, err := kube.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods"}, opts)
+			src, err := kubesrc.New[*corev1.Pod](cfg, kube.Resource{Version: "v1", Resource: "pods"}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,14 +156,14 @@ func TestIntegrationSharedWritesNotSpread(t *testing.T) {
 				check("relisted", p)
 			}
 			h := a.Health()
-			if h.Mutations == 0 || !errors.Is(h.LastMutation, kube.ErrSharedValueWritten) {
+			if h.Mutations == 0 || !errors.Is(h.LastMutation, kubesrc.ErrSharedValueWritten) {
 				t.Errorf("Health: mutations %d, last %v", h.Mutations, h.LastMutation)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			var paths []string
 			for _, err := range errs {
-				var we *kube.SharedWriteError
+				var we *kubesrc.SharedWriteError
 				if errors.As(err, &we) {
 					paths = append(paths, we.Path+we.Inner)
 				}
