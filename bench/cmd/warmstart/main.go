@@ -8,6 +8,9 @@
 //	-case warm     restore -snap, then watch from its version: no list
 //	-case expired  restore -snap; the server answers the watch 410 Gone, as
 //	               when the snapshot is older than its watch cache: one list
+//	-case relist   for comparison: sync cold, then the watch is answered 410
+//	               and the informer relists beside its cache, as any
+//	               informer does; its peak is measured over that relist
 //
 // It prints one line: the time from the start (the restore included) to
 // synced, the list and watch requests and the bytes the client read from
@@ -72,9 +75,9 @@ func main() {
 		}
 		_, err := inf.RestoreFile(*snap)
 		check(err)
-	case "cold", "write":
+	case "cold", "write", "relist":
 	default:
-		check(fmt.Errorf("-case %q: write, cold, warm or expired", *which))
+		check(fmt.Errorf("-case %q: write, cold, warm, expired or relist", *which))
 	}
 	go inf.Run(ctx)
 	check(inf.WaitForSync(ctx))
@@ -89,6 +92,23 @@ func main() {
 		took := time.Since(began)
 		fmt.Printf("%s\t1\t%.0f write-ms\t%.1f write-ns/pod\t%.0f snapshot-B/pod\t%.0f held-B/pod\n", name,
 			float64(took.Microseconds())/1000, float64(took.Nanoseconds())/float64(*n), float64(info.Bytes)/float64(*n), float64(steady-base)/float64(*n))
+		return
+	}
+	if *which == "relist" {
+		peak = &peakSampler{}
+		go peak.run(ctx)
+		watches := srv.Watches()
+		lists := rt.lists.Load()
+		began := time.Now()
+		srv.ExpireWatches()
+		for srv.Watches() == watches || rt.lists.Load() == lists {
+			time.Sleep(time.Millisecond)
+		}
+		synced = time.Since(began)
+		p = peak.stop()
+		steady = heapObjects(true)
+		fmt.Printf("%s\t1\t%.0f relist-ms\t%d lists\t%.3f peak/steady\t%.0f peak-RSS-MiB\n", name,
+			float64(synced.Microseconds())/1000, rt.lists.Load()-lists, float64(p-base)/float64(steady-base), peakRSS())
 		return
 	}
 	if got := len(inf.Lister().List(nil)); got != *n {
