@@ -487,10 +487,13 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 			if inf.detect != nil {
 				inf.detectMutation(kd.Key, d, &results[r])
 			}
-			if res := &results[r]; res.existed && res.err == nil && d.Type == DeltaUpdated {
-				// A watch's update of a cached key, the usual delta: its
-				// note directly (noteOf's cases, inlined for this one).
+			// The usual deltas, a watch's update of a cached key and the
+			// add of a new one, make their notes here (noteOf's cases,
+			// inlined for these); noteOf makes the others.
+			if res := &results[r]; res.err == nil && d.Type == DeltaUpdated && res.existed {
 				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}})
+			} else if res.err == nil && d.Type != DeltaDeleted && !res.existed {
+				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
 			} else if n, ok := inf.noteOf(&kd, d, res); ok {
 				notes = append(notes, n)
 			}
