@@ -40,7 +40,7 @@ func Example() {
 		})
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		a, b := members["replica-a"].Status(), members["replica-b"].Status()
+		a, b := members["replica-a"].Health(), members["replica-b"].Health()
 		if a.Synced && b.Synced && a.Ranges.Fraction() == 0.5 && b.Ranges.Fraction() == 0.5 {
 			break
 		}

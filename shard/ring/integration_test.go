@@ -227,7 +227,7 @@ func (c *cluster) settled(total int) string {
 	}
 	held := map[string]string{}
 	for id, lm := range c.members {
-		st := lm.m.Status()
+		st := lm.m.Health()
 		if !st.Synced || len(st.Members) != len(c.members) {
 			return id + " not synced"
 		}
@@ -390,7 +390,7 @@ func TestIntegrationRingPartition(t *testing.T) {
 	b := c.members["b"]
 	b.gate.mode.Store(hang)
 	cut := time.Now()
-	for b.m.Status().Ranges != nil {
+	for b.m.Health().Ranges != nil {
 		if time.Since(cut) > itLease+5*time.Second {
 			t.Fatalf("b still works %s after the cut", time.Since(cut))
 		}

@@ -90,17 +90,19 @@ type Assignment struct {
 	synced *atomic.Bool
 }
 
-// Synced marks the assignment's caches as synced, for Status.
+// Synced marks the assignment's caches as synced, for Health.
 func (a Assignment) Synced() {
 	if a.synced != nil {
 		a.synced.Store(true)
 	}
 }
 
-// Status is a member's state, for health checks.
-type Status struct {
+// Health is a snapshot of a member, for health checks and status pages.
+type Health struct {
 	// Identity is the member's.
 	Identity string
+	// Running: Run has been called and has not returned.
+	Running bool
 	// Members are the live members' identities, sorted, this one
 	// included once it has joined.
 	Members []string
@@ -113,8 +115,28 @@ type Status struct {
 	Synced bool
 	// Renewed is when the Lease was last renewed.
 	Renewed time.Time
-	// Err is the last failed request, nil after a success.
-	Err error
+	// LastError is the last failed request, nil after a success.
+	LastError error
+
+	renewDeadline time.Duration
+}
+
+// Healthy reports whether the member is not running, or renews its
+// Lease: its last renewal is less than RenewDeadline old.
+func (h Health) Healthy() bool {
+	return !h.Running || time.Since(h.Renewed) < h.renewDeadline
+}
+
+// Err returns nil when Healthy, else an error matching ErrLeaseLost that
+// says when the Lease was last renewed and wraps LastError.
+func (h Health) Err() error {
+	if h.Healthy() {
+		return nil
+	}
+	if h.Renewed.IsZero() {
+		return fmt.Errorf("%w: never renewed: %w", ErrLeaseLost, h.LastError)
+	}
+	return fmt.Errorf("%w: last renewed %s ago: %w", ErrLeaseLost, time.Since(h.Renewed).Round(time.Millisecond), h.LastError)
 }
 
 // Member joins a ring of members that share the hash space: it holds a
@@ -132,7 +154,7 @@ type Member struct {
 	deadline atomic.Int64 // the fence: nanoseconds after base when work must stop
 
 	mu     sync.Mutex
-	status Status
+	status Health
 	gen    *generation
 }
 
@@ -194,28 +216,18 @@ func defaultIdentity() string {
 // Identity returns the member's identity.
 func (m *Member) Identity() string { return m.opts.Identity }
 
-// Status returns the member's current state.
-func (m *Member) Status() Status {
+// Health returns a snapshot of the member: its ranges, whether their
+// caches synced, the live members, the last renewal and error. It never
+// blocks on Run.
+func (m *Member) Health() Health {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.status
+	s.Running, s.renewDeadline = m.running.Load(), m.opts.RenewDeadline
 	if m.gen != nil {
 		s.Synced = m.gen.synced.Load()
 	}
 	return s
-}
-
-// Healthy returns nil while the member renews its Lease, and the
-// reason otherwise, for a liveness endpoint.
-func (m *Member) Healthy() error {
-	s := m.Status()
-	if !m.running.Load() {
-		return nil
-	}
-	if time.Since(s.Renewed) > m.opts.RenewDeadline {
-		return fmt.Errorf("%w: last renewed %s ago: %w", ErrLeaseLost, time.Since(s.Renewed).Round(time.Millisecond), s.Err)
-	}
-	return nil
 }
 
 // generation is one run of the work function over one assignment.

@@ -2,6 +2,7 @@ package ring_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -182,7 +183,7 @@ func (h *harness) settle(limit time.Duration) time.Duration {
 		if h.rec.covered() && len(run) == len(h.ms) {
 			ok := true
 			for id := range h.ms {
-				if st := h.ms[id].m.Status(); !st.Synced || st.Ranges.Fraction() < 0.99/float64(len(h.ms)) {
+				if st := h.ms[id].m.Health(); !st.Synced || st.Ranges.Fraction() < 0.99/float64(len(h.ms)) {
 					ok = false
 				}
 			}
@@ -220,7 +221,10 @@ func TestRingScale(t *testing.T) {
 		d := h.settle(10 * time.Second)
 		t.Logf("3 members settled in %s", d)
 		for id, r := range h.ms {
-			st := r.m.Status()
+			st := r.m.Health()
+			if !st.Running || st.Err() != nil || st.Identity != id || st.Epoch == 0 || !st.Claim.Equal(st.Ranges) {
+				t.Fatalf("%s: %+v", id, st)
+			}
 			if want := ring.Assign([]string{"a", "b", "c"}, id); !st.Ranges.Equal(want) || len(st.Members) != 3 {
 				t.Fatalf("%s: %+v, want ranges %v", id, st, want)
 			}
@@ -233,7 +237,7 @@ func TestRingScale(t *testing.T) {
 		h.stop("e")
 		t.Logf("5→2 rebalanced in %s", h.settle(10*time.Second))
 		for id, r := range h.ms {
-			if f := r.m.Status().Ranges.Fraction(); f != 0.5 {
+			if f := r.m.Health().Ranges.Fraction(); f != 0.5 {
 				t.Fatalf("%s works %v of the space, want half", id, f)
 			}
 		}
@@ -297,8 +301,8 @@ func TestRingPartition(t *testing.T) {
 		if d := time.Since(cut); d > renewDeadline+h.rec.drain {
 			t.Fatalf("b stopped %s after the cut", d)
 		}
-		if err := p.m.Healthy(); err == nil {
-			t.Fatal("b says it is healthy")
+		if err := p.m.Health().Err(); !errors.Is(err, ring.ErrLeaseLost) {
+			t.Fatalf("b's health: %v, want ErrLeaseLost", err)
 		}
 		delete(h.ms, "b") // the others take its range
 		h.settle(leaseDuration + 5*time.Second)

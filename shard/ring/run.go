@@ -345,7 +345,7 @@ func (r *runState) renewed(start time.Time) {
 	m.deadline.Store(int64(start.Sub(m.base) + m.opts.RenewDeadline))
 	r.err = nil
 	m.mu.Lock()
-	m.status.Renewed, m.status.Err, m.status.Claim = start, nil, r.claim
+	m.status.Renewed, m.status.LastError, m.status.Claim = start, nil, r.claim
 	m.mu.Unlock()
 }
 
@@ -353,7 +353,7 @@ func (r *runState) fail(err error) {
 	r.err = err
 	r.m.log.Debug("ring: request failed", "err", err)
 	r.m.mu.Lock()
-	r.m.status.Err = err
+	r.m.status.LastError = err
 	r.m.mu.Unlock()
 }
 

@@ -384,7 +384,7 @@ func rebalance(cfg *kube.Config) (map[string]time.Duration, error) {
 	covered := func() bool {
 		var all []shard.Range
 		for _, r := range live {
-			st := r.m.Status()
+			st := r.m.Health()
 			if !st.Synced || len(st.Members) != len(live) {
 				return false
 			}
