@@ -38,6 +38,15 @@
 //     RenewDeadline. Assignment.Epoch with the identity names each
 //     assignment, for writes that must be fenced on the server too.
 //
+// Limits: any change of a member's ranges restarts its work over the new
+// ranges as a whole (the part it keeps is listed again too, which with
+// the server's shard filter is 1/N of the collection); a queue kept
+// outside the work function is not pruned of the keys that moved, so
+// make the queue inside it, as the example does. Fencing rests on time,
+// as the leader election's does: a process paused for longer than
+// LeaseDuration − RenewDeadline in the middle of a write defeats it;
+// writes that must be fenced on the server can carry Identity and Epoch.
+//
 // After a death, the dead member's ranges are worked again within
 // LeaseDuration plus twice RetryPeriod; after a graceful leave (Run's
 // context ends: the member deletes its Lease), within about twice
