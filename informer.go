@@ -287,7 +287,7 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
 	l := newListener(h, opts, inf.report)
 	if m := &inf.opts.Metrics; m.HandlerLatency != nil || m.HandlerPanic != nil {
-		l.metrics = m
+		l.metrics, l.timed = m, m.HandlerLatency != nil
 	}
 	if l.resync == 0 {
 		l.resync = inf.opts.ResyncPeriod

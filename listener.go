@@ -135,6 +135,7 @@ type listener[T Object] struct {
 	resync          time.Duration // owned by the informer's process loop
 	report          func(error)
 	metrics         *Metrics // nil when neither handler callback is set
+	timed           bool     // metrics.HandlerLatency is set
 	sampled         uint32   // notifications since the last timed one
 
 	mu        sync.Mutex
@@ -324,11 +325,15 @@ func (l *listener[T]) run(ctx context.Context) {
 				return
 			default:
 			}
-			if l.metrics == nil {
-				l.call(batch[i])
-			} else {
-				l.callMeasured(batch[i])
+			if l.timed {
+				if l.sampled++; l.sampled == HandlerSample {
+					l.sampled = 0
+					l.callTimed(batch[i])
+					called++
+					continue
+				}
 			}
+			l.call(batch[i])
 			called++
 		}
 		clear(batch[:n])
@@ -368,15 +373,9 @@ func (l *listener[T]) call(n notification[T]) {
 	returned = true
 }
 
-// callMeasured is call, timing one call in HandlerSample for
-// Metrics.HandlerLatency.
-func (l *listener[T]) callMeasured(n notification[T]) {
-	if l.metrics.HandlerLatency == nil || l.sampled < HandlerSample-1 {
-		l.sampled++
-		l.call(n)
-		return
-	}
-	l.sampled = 0
+// callTimed is call, timed for Metrics.HandlerLatency (one call in
+// HandlerSample).
+func (l *listener[T]) callTimed(n notification[T]) {
 	start := time.Now()
 	l.call(n)
 	l.metrics.HandlerLatency(l.name, time.Since(start))

@@ -16,6 +16,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/bench/workload"
@@ -32,6 +34,7 @@ func main() {
 	list := flag.Int("list", -1, "initial: how many of the objects built are listed; -1: all")
 	handlers := flag.Int("handlers", 1, "counting handlers")
 	rounds := flag.Int("rounds", 1, "fifo: add-then-pop rounds of all objects")
+	flag.BoolVar(&withMetrics, "metrics", false, "steady, initial: set every informer.Metrics callback (atomic counts)")
 	flag.Parse()
 	switch *wl {
 	case "steady":
@@ -64,7 +67,11 @@ func steady(items []cm, e, s, h int) {
 		evs[i] = informer.Event[cm]{Type: informer.EventModified, Object: o, ResourceVersion: o.ResourceVersion}
 	}
 	src := &source{items: items, rv: workload.RV(n), events: evs[:s]}
-	inf := informer.New[cm](src, informer.Options[cm]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts := informer.Options[cm]{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if withMetrics {
+		opts.Metrics = allMetrics()
+	}
+	inf := informer.New[cm](src, opts)
 	counters := workload.Counters(h, n+s)
 	for _, c := range counters {
 		inf.AddHandler(informer.HandlerFuncs[cm]{
@@ -78,6 +85,24 @@ func steady(items []cm, e, s, h int) {
 	workload.WaitAll(counters)
 	cancel()
 	<-done
+}
+
+// withMetrics sets every callback of informer.Metrics (-metrics).
+var withMetrics bool
+
+// allMetrics counts every callback atomically, as a metrics adapter's
+// counter would.
+func allMetrics() informer.Metrics {
+	var n atomic.Int64
+	return informer.Metrics{
+		Event:          func(informer.EventType) { n.Add(1) },
+		Skipped:        func() { n.Add(1) },
+		List:           func(bool, string) { n.Add(1) },
+		ListItems:      func(k int) { n.Add(int64(k)) },
+		WatchRestart:   func(string) { n.Add(1) },
+		HandlerLatency: func(_ string, d time.Duration) { n.Add(int64(d)) },
+		HandlerPanic:   func(string) { n.Add(1) },
+	}
 }
 
 // fifo adds n distinct keys to a DeltaFIFO whose known objects are an
