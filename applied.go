@@ -12,6 +12,7 @@ type applied struct {
 	order   versionOrder // the Source's, or nil: versions are only equal or not
 	mu      sync.Mutex
 	rv      string
+	lists   uint64        // the reflector's count of completed lists at rv
 	changed chan struct{} // closed and replaced when rv changes
 }
 
@@ -24,14 +25,19 @@ func (a *applied) get() (string, <-chan struct{}) {
 	return a.rv, a.changed
 }
 
-func (a *applied) set(rv string) {
+// set records rv, read after lists lists completed, as applied.
+func (a *applied) set(rv string, lists uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	// It never moves back to a version the Source orders before it
-	// (a relist from a lagging server, a bookmark behind): the changes
-	// up to the newer one are in the cache either way. Versions the
-	// Source cannot order simply follow the reflector.
-	if rv == "" || rv == a.rv || a.order.older(rv, a.rv) {
+	// It never moves back to a version the Source orders before it (a
+	// bookmark behind), except after a list: the cache then holds the
+	// list's state, whatever its version (a service that restarted its
+	// versions at 0 lists an older one, and a wait for its next write must
+	// not return at once). Versions the Source cannot order simply follow
+	// the reflector.
+	relisted := lists != a.lists
+	a.lists = lists
+	if rv == "" || rv == a.rv || !relisted && a.order.older(rv, a.rv) {
 		return
 	}
 	a.rv = rv

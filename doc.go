@@ -99,6 +99,7 @@
 //	             │                              │    │
 //	             │                              │    ├─ ended, or broke after progress ──► WATCH, at once
 //	             │                              │    ├─ failed, no progress ──► WAIT backoff ──► WATCH
+//	             │                              │    ├─ 3rd in a row to end within 1 s of its start ──► WAIT backoff ──► WATCH
 //	             │                              └────┘
 //	             │                                   ├─ expired, the first time after progress ──┐ at once
 //	             │                                   ├─ expired right after a paged LIST ────────┤ at once, unpaged
@@ -113,7 +114,11 @@
 // Backoff: capped, jittered, exponential (ReflectorOptions.Backoff); it
 // starts over after a completed list (unless lists keep expiring before
 // any progress) and after every watch that delivered or stayed open a
-// second, and the first 4 failures after such a watch wait the initial
+// second, but not after watches that keep ending within a second of their
+// start (3 in a row: each then counts as a failure, which bounds the rate
+// of reconnections to a server that ends every stream after an event, and
+// Health says so), nor after one whose first event is out of order (a
+// service that replays its history), and the first 4 failures after such a watch wait the initial
 // delay (a burst of errors costs a fraction of a second once it is over). Heartbeats (WatchOptions.Heartbeat), bookmarks and events are
 // liveness: a watch alive past its deadline ends like a timeout, one silent
 // past it is stalled.

@@ -168,6 +168,7 @@ func (r *Reflector[T]) listed() {
 	r.skips.repaired()
 	r.mu.Lock()
 	r.health.synced, r.health.failures = true, 0
+	r.lists++
 	r.mu.Unlock()
 }
 

@@ -388,13 +388,13 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 	for {
 		// What the reflector had read before this take: once a take finds
 		// the queue empty, all of it is in the cache.
-		readRV := inf.refl.LastSyncResourceVersion()
+		readRV, lists := inf.refl.readProgress()
 		batch, initial, err := inf.fifo.take(buf[:0], inf.opts.BatchSize)
 		if err != nil {
 			return
 		}
 		if len(batch) == 0 && inf.isSynced {
-			inf.applied.set(readRV)
+			inf.applied.set(readRV, lists)
 		}
 		if len(batch) == 0 {
 			inf.serveSnapshots(readRV)
@@ -415,7 +415,7 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 			continue
 		}
 		if inf.checkSynced(true) {
-			inf.applied.set(readRV) // a restored cache confirmed: it is at readRV
+			inf.applied.set(readRV, lists) // a restored cache confirmed: it is at readRV
 		}
 		if !inf.waitForWork(ctx, rs, readRV) {
 			return

@@ -25,6 +25,7 @@ type Reflector[T Object] struct {
 
 	mu     sync.Mutex
 	lastRV string
+	lists  uint64 // completed lists; guarded by mu
 	health health // guarded by mu
 
 	onProgress func()       // the sink's Progress, if it has one
@@ -86,6 +87,14 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 	return r.lastRV
 }
 
+// readProgress returns LastSyncResourceVersion and how many lists had
+// completed when it was read.
+func (r *Reflector[T]) readProgress() (string, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRV, r.lists
+}
+
 func (r *Reflector[T]) setLastRV(rv string) {
 	r.mu.Lock()
 	r.lastRV = rv
@@ -138,7 +147,11 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if a.resetBackoff {
 			b.reset()
 		}
-		r.reportOutcome(a.report, o.err, s.failures)
+		err := o.err
+		if a.err != nil {
+			err = a.err
+		}
+		r.reportOutcome(a.report, err, s.failures)
 		if m.on {
 			m.before(&r.opts.Metrics, s, a)
 		}

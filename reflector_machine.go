@@ -1,6 +1,9 @@
 package informer
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The reflector's recovery policy, as a state machine: the state between two
 // calls to the Source, what can come out of a call, what to do next, and the
@@ -51,6 +54,7 @@ type state struct {
 	emptyWatches int  // consecutive watches that ended without delivering anything
 	quick        int  // failures still retried at the initial delay since the last productive watch
 	repairs      int  // relists for skipped events since a watch made progress without any
+	shortStreams int  // watches in a row that delivered and ended within productiveAfter
 
 	// Warm restarts.
 	restored bool // watching from a restored snapshot's version, not yet confirmed by a productive watch or a list
@@ -98,6 +102,9 @@ type outcome struct {
 	// Watch: it delivered an event after its initial events, or stayed
 	// open for productiveAfter: a failure after it is a blip, not an outage.
 	productive bool
+	// Watch: it delivered, and ended (cleanly or not) within
+	// productiveAfter of its start.
+	short bool
 }
 
 // op is the call an action makes.
@@ -140,6 +147,8 @@ type action struct {
 	// retry is, for waitPage, how many times the page was asked again
 	// before this wait.
 	retry int
+	// err, when set, is reported instead of the outcome's error.
+	err error
 }
 
 // quickRetries is how many failures after a productive watch are retried
@@ -154,6 +163,16 @@ const maxEmptyWatches = 3
 
 // errEmptyWatch reports a watch that ended without delivering anything.
 var errEmptyWatch = errors.New("watch ended at once without an event")
+
+// maxShortStreams is how many watches in a row may deliver and end within
+// productiveAfter of their start, each resumed at once, before the
+// reflector waits a backoff before the next: a server that ends every
+// stream right after an event (a close-after-send SSE endpoint) would
+// otherwise be reconnected to at once, for ever.
+const maxShortStreams = 3
+
+// errShortStreams reports watches that keep ending right after delivering.
+var errShortStreams = &SourceError{Op: "watch", Err: fmt.Errorf("%d watches in a row ended within %s of their start: reconnecting after a backoff", maxShortStreams, productiveAfter)}
 
 // step is the reflector's policy: given the state and what came of its
 // last action, the next state and action.
@@ -284,6 +303,20 @@ func (s state) afterWatch(o outcome) (state, action) {
 // afterWatchWith applies the rules shared by a watch and a streaming list:
 // progress resets the backoff; a clean end watches again at once.
 func (s state) afterWatchWith(o outcome, a action) (state, action) {
+	if o.short {
+		s.shortStreams++
+	} else if o.productive {
+		s.shortStreams = 0
+	}
+	if o.short && s.shortStreams >= maxShortStreams && !needsList(o.err) {
+		// Streams keep ending right after they deliver: the events they
+		// delivered no longer reset the backoff, which bounds the rate of
+		// reconnections, and each one counts as a failure (Health and
+		// LastError say so) until a stream stays open.
+		s.failures++
+		a.report, a.err, a.resetBackoff = reportFailure, errShortStreams, false
+		return s.waitThen(phaseWatch, waitBackoff, a)
+	}
 	if o.productive {
 		s.failures, s.stalled, s.emptyWatches, s.paged, s.restored = 0, false, 0, false, false
 		s.quick = quickRetries
@@ -300,6 +333,12 @@ func (s state) afterWatchWith(o outcome, a action) (state, action) {
 	return s.failedWith(o, a)
 }
 
+// needsList reports whether err calls for a list: skipped events, an
+// expired version, an event out of order.
+func needsList(err error) bool {
+	return errors.Is(err, ErrSkippedEvents) || errors.Is(err, ErrExpired) || errors.Is(err, ErrOutOfOrder)
+}
+
 // failed applies the rules for a failed call.
 func (s state) failed(o outcome) (state, action) { return s.failedWith(o, action{}) }
 
@@ -308,6 +347,12 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 	switch {
 	case errors.Is(err, ErrSkippedEvents):
 		return s.repair(a)
+	case errors.Is(err, ErrOutOfOrder) && !o.productive:
+		// Out of order at once: no progress, and a failure.
+		s.failures++
+		s, a = s.relist(err, a)
+		a.report = reportFailure
+		return s, a
 	case errors.Is(err, ErrExpired), errors.Is(err, ErrOutOfOrder):
 		return s.relist(err, a)
 	case o.productive && s.phase == phaseWatch:

@@ -49,6 +49,13 @@ var outcomes = map[string]outcome{
 	"failed":         {err: errWatch},
 	"expired":        {err: errGone},
 	"out of order":   {err: errOrder, delivered: true, productive: true},
+	// Its first event out of order (a service that replays its history
+	// whatever version it is asked to resume from): no progress.
+	"out of order at once": {err: errOrder},
+	// Delivered and ended within productiveAfter of its start (a server
+	// that ends every stream after an event).
+	"ended short": {delivered: true, productive: true, short: true},
+	"cut short":   {err: errWatch, delivered: true, productive: true, short: true},
 	// A stream that skipped unreadable events (ended by the repair
 	// timer, by too many, or by anything else), and one that also
 	// delivered.
@@ -65,7 +72,7 @@ var outcomes = map[string]outcome{
 var outcomesOf = map[phase][]string{
 	phaseList:       {"page", "last page", "page failed", "page expired", "replace error"},
 	phaseStreamList: {"unsupported", "bad object", "cut half way", "refused", "listed, cut at once", "listed, watched, cut", "listed, watched, ended", "listed, then skipped", "listed, then ended without any", "expired before listing", "ctx ended early"},
-	phaseWatch:      {"ended", "ended quiet", "delivered, cut", "failed", "expired", "out of order", "skipped", "delivered, skipped", "ended empty", "stalled"},
+	phaseWatch:      {"ended", "ended quiet", "delivered, cut", "failed", "expired", "out of order", "out of order at once", "ended short", "cut short", "skipped", "delivered, skipped", "ended empty", "stalled"},
 	phaseWait:       {"waited"},
 }
 
@@ -89,6 +96,7 @@ var states = map[string]state{
 	"watch, repaired once":           {phase: phaseWatch, repairs: 1, failures: 1},
 	"restored watch":                 newRestoredState(false),
 	"restored watch, 2 failed":       {phase: phaseWatch, progress: true, restored: true, emptyWatches: maxEmptyWatches - 1, failures: 2},
+	"watch, 2 short":                 {phase: phaseWatch, shortStreams: maxShortStreams - 1},
 	"wait before list":               {phase: phaseWait, then: phaseList, noWatchList: true},
 	"wait before watch":              {phase: phaseWait, then: phaseWatch},
 	"wait before streaming list":     {phase: phaseWait, then: phaseStreamList},
@@ -254,6 +262,42 @@ var stepTable = []struct {
 	{"watch, repaired once", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
 	{"watch, repaired once", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.repairs == 1 }, "")},
 	{"watch, repaired once", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	// Streams that end right after delivering, and a first event out of
+	// order.
+	{"watch", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.shortStreams == 1 && s.failures == 0 }, "one short stream: resumed at once, as progress")},
+	{"watch", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.shortStreams == 1 }, "")},
+	{"watch", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.listRV == "" && s.stalled && s.failures == 3 && !s.progress }, "out of order at the first event: no progress, a failure, relist after a backoff that grows")},
+	{"watch, progress", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, progress", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, progress", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch, stalled", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, stalled", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, stalled", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch, 2 empty", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, 2 empty", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, 2 empty", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch after a paged list", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch after a paged list", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch after a paged list", "out of order at once", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch, 1 quick retry left", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, 1 quick retry left", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, 1 quick retry left", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch, repaired once", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, nil},
+	{"watch, repaired once", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, nil},
+	{"watch, repaired once", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, nil},
+	{"watch, 2 short", "ended short", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.shortStreams == maxShortStreams && s.failures == 1 }, "streams keep ending after an event: the backoff is not reset, and grows")},
+	{"watch, 2 short", "cut short", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return s.failures == 1 }, "")},
+	{"watch, 2 short", "ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.shortStreams == 0 }, "a stream that stayed open ends the run")},
+	{"watch, 2 short", "ended quiet", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.shortStreams == 0 }, "")},
+	{"watch, 2 short", "delivered, cut", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return s.shortStreams == 0 }, "")},
+	{"watch, 2 short", "failed", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, cond(func(s state) bool { return s.shortStreams == maxShortStreams-1 }, "")},
+	{"watch, 2 short", "expired", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine}, nil},
+	{"watch, 2 short", "out of order", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportRoutine, reset: true}, nil},
+	{"watch, 2 short", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, nil},
+	{"watch, 2 short", "skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure}, nil},
+	{"watch, 2 short", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
+	{"watch, 2 short", "ended empty", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
+	{"watch, 2 short", "stalled", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure}, nil},
 	// Waits.
 	{"wait before list", "waited", want{phase: phaseList, op: opList}, nil},
 	{"wait before watch", "waited", want{phase: phaseWatch, op: opWatch}, nil},
@@ -283,6 +327,12 @@ var stepTable = []struct {
 	{"restored watch, 2 failed", "delivered, skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
 	{"restored watch, 2 failed", "ended empty", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
 	{"restored watch, 2 failed", "stalled", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
+	{"restored watch", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored && s.shortStreams == 1 }, "a short stream that delivered confirms the restored version")},
+	{"restored watch", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return !s.restored && s.listRV == "" && s.failures == 1 }, "out of order at once: relist after a backoff")},
+	{"restored watch, 2 failed", "ended short", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return !s.restored && s.failures == 0 }, "")},
+	{"restored watch, 2 failed", "cut short", want{phase: phaseWatch, op: opWatch, report: reportRoutine, reset: true}, cond(func(s state) bool { return !s.restored }, "")},
+	{"restored watch, 2 failed", "out of order at once", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, wait: waitBackoff}, cond(func(s state) bool { return !s.restored && s.listRV == "" }, "")},
 }
 
 // cond is a check of the next state: why says what the rule is.

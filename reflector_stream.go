@@ -199,13 +199,25 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 
 // outcome is the stream's outcome, ending with err.
 func (st *stream[T]) outcome(err error) outcome {
-	return outcome{
+	open := time.Since(st.started)
+	o := outcome{
 		err:         err,
 		listed:      st.initial && !st.inInitial,
 		initialSeen: st.initialSeen,
 		delivered:   st.delivered,
-		productive:  !st.inInitial && (st.events > 0 || time.Since(st.started) >= productiveAfter),
+		productive:  !st.inInitial && (st.events > 0 || open >= productiveAfter),
+		short:       !st.inInitial && st.events > 0 && open < productiveAfter,
 	}
+	if err != nil && errors.Is(err, ErrOutOfOrder) {
+		// The event out of order is no progress: a stream whose first
+		// event is out of order (a service that ignores the version it is
+		// asked to resume from and replays its history) delivered nothing,
+		// and the relist that follows waits a backoff that grows, instead
+		// of a relist at once for ever.
+		n := st.events - 1
+		o.productive, o.delivered, o.short = n > 0, n > 0, false
+	}
+	return o
 }
 
 // failed is the outcome of a streaming list that failed before the end of
@@ -446,30 +458,14 @@ func (st *stream[T]) advance(v version) {
 	}
 }
 
-// version is a resourceVersion, with its numeric value when it has one
-// (Kubernetes' are numbers in practice, though clients may not rely on it).
-type version struct {
-	s   string
-	n   uint64
-	num bool
-}
+// version is a resourceVersion. Versions are ordered only by the
+// Source's VersionComparer (versionOrder), as WaitForResourceVersion
+// orders them: without one, they are opaque, and no event is out of order.
+type version struct{ s string }
 
-func newVersion(s string) version {
-	n, ok := parseDecimal(s)
-	return version{s: s, n: n, num: ok}
-}
+func newVersion(s string) version { return version{s: s} }
 
-// olderThan reports whether v is older than last, when both are numbers.
-// Opaque versions are never compared.
-func (v version) olderThan(last version) bool { return v.num && last.num && v.n < last.n }
-
-// older reports whether v is older than last: by the Source's order when
-// it has one (VersionComparer: httpsrc's opaque versions, an ETag's hash
-// in decimal say, are then never taken for numbers), else when both are
-// numbers.
-func (r *Reflector[T]) older(v, last version) bool {
-	if r.order != nil {
-		return r.order.older(v.s, last.s)
-	}
-	return v.olderThan(last)
-}
+// older reports whether v is a version the Source orders before last (a
+// change at the very version the stream reached is not: a Source may give
+// several changes one version).
+func (r *Reflector[T]) older(v, last version) bool { return r.order.older(v.s, last.s) }

@@ -10,7 +10,9 @@ import (
 // without it, an informer knows a version is reached only when it sees
 // that very version. With it, WaitForResourceVersion returns once the
 // cache has applied a version not older than the one asked for, and the
-// applied version (AppliedResourceVersion) never moves backwards.
+// applied version (AppliedResourceVersion) never moves backwards, but to
+// a list's version (a service that restarted its versions). Without it, no
+// event is out of order either: one rule orders versions for both.
 //
 // source/kube and source/memory implement it (their versions are
 // numbers: Kubernetes' are in practice, though its API does not promise

@@ -62,7 +62,9 @@ func TestInformerOverTheService(t *testing.T) {
 			inv.DropAfter = func() int { rngMu.Lock(); defer rngMu.Unlock(); return 3 + rng.IntN(15) }
 			srv := httptest.NewServer(inv)
 			defer srv.Close()
-			opts := httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events", PollInterval: 20 * time.Millisecond}
+			// The service ends streams after a few events: reconnect
+			// after 50 ms, not the 3 s a browser would wait.
+			opts := httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events", PollInterval: 20 * time.Millisecond, ReconnectDelay: 50 * time.Millisecond}
 			switch mode {
 			case "sse":
 				opts.Format = httpsrc.FormatSSE

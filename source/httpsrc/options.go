@@ -61,6 +61,8 @@ const (
 	DefaultListTimeout      = time.Minute
 	DefaultConnectTimeout   = 30 * time.Second
 	DefaultPollInterval     = 30 * time.Second
+	DefaultReconnectDelay   = 3 * time.Second
+	DefaultMinRetry         = time.Second
 	DefaultVersionParam     = "resourceVersion"
 	DefaultContinueParam    = "continue"
 	DefaultPageParam        = "page"
@@ -153,6 +155,20 @@ type Options[T informer.Object] struct {
 	// have a name. It is called from the Source's goroutines and must be
 	// safe for concurrent use.
 	Key informer.KeyFunc[T]
+
+	// ReconnectDelay is how long a watch waits before it reconnects after
+	// a stream that ended within a second of opening, when the stream
+	// gave no SSE retry field: DefaultReconnectDelay (3 s, as browsers
+	// wait) by default, negative for none. A stream cut after a longer run
+	// is resumed at once. It bounds the rate of reconnections to a server
+	// that ends every stream after an event (a close-after-send endpoint),
+	// at the cost of that much delay for each change it sends.
+	ReconnectDelay time.Duration
+	// MinRetry is the least wait an SSE retry field can ask for: a retry
+	// below it (retry: 0) is raised to it. DefaultMinRetry (1 s) by
+	// default, negative for none. A retry field, once read, delays every
+	// later watch, as the standard says.
+	MinRetry time.Duration
 
 	// PollInterval is the poll mode's period; DefaultPollInterval (30 s)
 	// by default. Each poll costs one conditional list: a 304 Not

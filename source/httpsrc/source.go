@@ -29,11 +29,13 @@ type Source[T informer.Object] struct {
 	evType, evObject, evVersion   pointer
 	itemsSet, versionSet, nextSet bool
 
-	mu      sync.Mutex
-	retry   time.Duration // the last SSE retry field
-	last    *snapshot[T]  // poll mode: the latest complete list
-	pending *snapshot[T]  // poll mode: a list being read, page by page
-	gen     uint64        // poll mode: versions made up for lists without one
+	mu       sync.Mutex
+	retry    time.Duration // the last SSE retry field, if retrySet
+	retrySet bool
+	short    bool         // the last stream ended within shortStream of opening
+	last     *snapshot[T] // poll mode: the latest complete list
+	pending  *snapshot[T] // poll mode: a list being read, page by page
+	gen      uint64       // poll mode: versions made up for lists without one
 }
 
 // New returns a Source for the service opts describes. It checks the
@@ -68,6 +70,12 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 	}
 	if s.opts.ConnectTimeout == 0 {
 		s.opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if s.opts.ReconnectDelay == 0 {
+		s.opts.ReconnectDelay = DefaultReconnectDelay
+	}
+	if s.opts.MinRetry == 0 {
+		s.opts.MinRetry = DefaultMinRetry
 	}
 	if s.opts.PollInterval <= 0 {
 		s.opts.PollInterval = DefaultPollInterval

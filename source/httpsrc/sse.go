@@ -25,7 +25,8 @@ type sseReader struct {
 	lines     *lineReader
 	heartbeat func() // called for each comment line; may be nil
 	lastID    string
-	retry     time.Duration // the last retry field; 0 if none
+	retry     time.Duration // the last retry field
+	retrySet  bool          // a retry field was read
 
 	typ   []byte
 	data  []byte
@@ -89,7 +90,7 @@ func (s *sseReader) next() (sseEvent, error) {
 			}
 		case "retry":
 			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && len(value) > 0 && value[0] != '+' {
-				s.retry = time.Duration(ms) * time.Millisecond
+				s.retry, s.retrySet = time.Duration(ms)*time.Millisecond, true
 			}
 		}
 	}

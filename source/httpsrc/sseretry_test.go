@@ -36,7 +36,7 @@ func TestSSERetryDelaysReconnect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		streams := []string{
 			"retry: 3000\n\nid: 5\nevent: added\ndata: {\"metadata\":{\"name\":\"a\",\"namespace\":\"shop\"}}\n\n",
-			"retry: 500\n\nid: 6\nevent: modified\ndata: {\"metadata\":{\"name\":\"a\",\"namespace\":\"shop\"}}\n\n",
+			"retry: 1500\n\nid: 6\nevent: modified\ndata: {\"metadata\":{\"name\":\"a\",\"namespace\":\"shop\"}}\n\n",
 			"id: 7\n\n",
 			"id: 8\n\n",
 		}
@@ -60,7 +60,7 @@ func TestSSERetryDelaysReconnect(t *testing.T) {
 		}
 		// Each watch reads its stream to the end, as the reflector does
 		// before it reconnects, and the next starts at once.
-		for i, wantDelay := range []time.Duration{0, 3 * time.Second, 500 * time.Millisecond, 500 * time.Millisecond} {
+		for i, wantDelay := range []time.Duration{0, 3 * time.Second, 1500 * time.Millisecond, 1500 * time.Millisecond} {
 			start := time.Now()
 			w, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "4"})
 			if err != nil {

@@ -27,11 +27,8 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 	if s.opts.WatchURL == "" {
 		return s.poll(ctx, opts)
 	}
-	s.mu.Lock()
-	retry := s.retry
-	s.mu.Unlock()
-	if retry > 0 { // the server's SSE retry field: wait before reconnecting
-		t := time.NewTimer(retry)
+	if d := s.reconnectWait(); d > 0 {
+		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -88,7 +85,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 			format = FormatSSE
 		}
 	}
-	w := &streamWatcher[T]{s: s, body: body, cancel: cancel, from: opts.ResourceVersion, heartbeat: opts.Heartbeat}
+	w := &streamWatcher[T]{s: s, body: body, cancel: cancel, from: opts.ResourceVersion, heartbeat: opts.Heartbeat, opened: time.Now()}
 	max := int(min(s.opts.MaxObjectBytes, 1<<40))
 	if format == FormatSSE {
 		w.sse = newSSEReader(body, max, opts.ResourceVersion)
@@ -111,10 +108,13 @@ type streamWatcher[T informer.Object] struct {
 	// blank NDJSON line or an event mapped to Ignore, which servers send
 	// to keep a quiet stream open.
 	heartbeat func()
+	opened    time.Time
+	ended     bool // Next returned the stream's end (not Close)
 }
 
 func (w *streamWatcher[T]) Close() error {
 	w.cancel()
+	w.s.streamEnded(w.ended && time.Since(w.opened) < shortStream)
 	return w.body.Close()
 }
 
@@ -128,10 +128,8 @@ func (w *streamWatcher[T]) Next() (informer.Event[T], error) {
 func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 	for {
 		ev, err := w.sse.next()
-		if w.sse.retry > 0 {
-			w.s.mu.Lock()
-			w.s.retry = w.sse.retry
-			w.s.mu.Unlock()
+		if w.sse.retrySet {
+			w.s.setRetry(w.sse.retry)
 		}
 		if err != nil {
 			return informer.Event[T]{}, w.streamErr(err)
@@ -280,6 +278,7 @@ func eventAt(off int64) string { return "the event ending at byte " + strconv.Fo
 // streamErr reports the end of a stream: io.EOF as is, the rest as an
 // error of the watch (a cut connection, a line too long).
 func (w *streamWatcher[T]) streamErr(err error) error {
+	w.ended = true
 	if errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return io.EOF
 	}

@@ -1,0 +1,116 @@
+package httpsrc_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/httpsrc"
+)
+
+// A server that ends every stream right after one event (a close-after-send
+// endpoint), with retry: 0, retry: 1 or no retry field, is reconnected to
+// about once a second at most, not at once for ever: a retry field is
+// raised to Options.MinRetry (1 s), and without one a stream that ended
+// within a second of opening is followed by Options.ReconnectDelay (3 s).
+// (Before: 300 to 7,000 requests a second, healthy and silent.)
+func TestCloseAfterSendIsNotAStorm(t *testing.T) {
+	for _, tc := range []struct {
+		name, retry string
+		max         int64 // stream requests in the 3 s measured
+	}{
+		{"retry 0", "0", 5},
+		{"retry 1", "1", 5},
+		{"no retry", "", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			svc := newCounterService("a")
+			svc.closeAfterSend, svc.retry = true, tc.retry
+			base := svc.serve(t)
+			src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: base + "/items", WatchURL: base + "/events", NumericVersions: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			go inf.Run(ctx)
+			if err := informer.WaitForCacheSync(ctx, inf); err != nil {
+				t.Fatal(err)
+			}
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() { // a change every 20 ms: every stream has one to send
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+						svc.put("a")
+					}
+				}
+			}()
+			before, start := svc.streams.Load(), time.Now()
+			time.Sleep(3 * time.Second)
+			n := svc.streams.Load() - before
+			t.Logf("%d stream requests in %s: %.1f/s", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
+			if n > tc.max {
+				t.Errorf("%d stream requests in 3 s to a close-after-send server, want at most %d", n, tc.max)
+			}
+		})
+	}
+}
+
+// A quiet stream that the server ends at once, with retry: 500 or none: a
+// write after a long silence reaches the cache within the reconnection
+// wait (1 s: 500 ms raised to MinRetry; 3 s: ReconnectDelay), not after a
+// backoff grown through the silence. (Before: 9 to 14 s late.)
+func TestQuietShortStreamsDeliverPromptly(t *testing.T) {
+	for _, tc := range []struct {
+		name, retry string
+		within      time.Duration
+	}{
+		{"retry 500", "500", 1100 * time.Millisecond},
+		{"no retry", "", 3100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				svc := newCounterService("a")
+				svc.closeAfterSend, svc.retry = true, tc.retry
+				src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: "http://svc.test/items", WatchURL: "http://svc.test/events",
+					NumericVersions: true, Client: inMemoryClient(svc.ServeHTTP)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				go inf.Run(ctx)
+				if err := informer.WaitForCacheSync(ctx, inf); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Minute) // quiet
+				start := time.Now()
+				svc.put("b")
+				for {
+					if _, ok := inf.Indexer().Get("b"); ok {
+						break
+					}
+					if time.Since(start) > time.Minute {
+						t.Fatalf("the write is not in the cache a minute later: %s", inf.Health())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				if d := time.Since(start); d > tc.within {
+					t.Errorf("the write reached the cache %s after it was made, want within %s", d, tc.within)
+				}
+				cancel()
+				synctest.Wait()
+			})
+		})
+	}
+}
