@@ -24,7 +24,7 @@ var externalNames = []string{
 	"TooManyRequests", "CustomResourceDefinition", "RecommendedHome", "WithTweakListOptions",
 	"SharedInformerFactory", "FastAPI", "MyCRD", "TestSomething", "BenchmarkFootprint", "UnmarshalCaseSensitivePreserveInts",
 	"AlreadyExists", "FieldValueInvalid", "FieldValueRequired", "DeepCopy", "BenchmarkScale", "VmHWM",
-	"WatchListClient", "ConsistentListFromCache", "ListFromCacheSnapshot", "BenchmarkRealServer",
+	"WatchListClient", "ConsistentListFromCache", "ListFromCacheSnapshot", "BenchmarkRealServer", "GitHub",
 	"OpenTelemetry", "DefaultRegisterer",
 }
 

@@ -64,6 +64,12 @@ var (
 	// timeout. After a watch that made progress the reflector rewatches at
 	// once; otherwise it backs off as for any error.
 	ErrTransport = errors.New("informer: transport failure")
+	// ErrKeyFuncConflict is returned by Run when Options.KeyFunc is set
+	// and is not the function its Source keys objects by (KeyedSource:
+	// the key in source/httpsrc's options, or MetaKey): the Source would
+	// compare and report objects by one key, and the cache store them by
+	// another.
+	ErrKeyFuncConflict = errors.New("informer: Options.KeyFunc is not the Source's key function")
 	// ErrAlreadyStarted is returned by a second call to Run.
 	ErrAlreadyStarted = errors.New("informer: already started")
 	// ErrStopped is returned when adding a handler to an informer whose Run has

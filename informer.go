@@ -139,6 +139,8 @@ type Informer[T Object] struct {
 	ix   *Indexer[T]
 	fifo *DeltaFIFO[T]
 	refl *Reflector[T]
+	// keyErr: Options.KeyFunc is not the KeyedSource's; Run returns it.
+	keyErr error
 
 	mu        sync.Mutex
 	state     int // idle, running, stopped
@@ -188,8 +190,13 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 128
 	}
-	if ks, ok := any(src).(KeyedSource[T]); ok && opts.KeyFunc == nil {
-		opts.KeyFunc = ks.KeyFunc()
+	var keyErr error
+	if ks, ok := any(src).(KeyedSource[T]); ok {
+		if opts.KeyFunc == nil {
+			opts.KeyFunc = ks.KeyFunc()
+		} else if !sameKeyFunc(opts.KeyFunc, ks.KeyFunc()) {
+			keyErr = fmt.Errorf("%w: set the key in the Source's options and leave Options.KeyFunc nil", ErrKeyFuncConflict)
+		}
 	}
 	inf := &Informer[T]{
 		opts:     opts,
@@ -198,6 +205,7 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		progress: make(chan struct{}, 1),
 		synced:   make(chan struct{}),
 		stopped:  make(chan struct{}),
+		keyErr:   keyErr,
 	}
 	inf.snap.wake = make(chan struct{}, 1)
 	inf.applied.order = newVersionOrder(src)
@@ -331,6 +339,9 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		inf.mu.Unlock()
 		return ErrAlreadyStarted
 	}
+	if inf.keyErr != nil {
+		return inf.refuse(inf.keyErr)
+	}
 	inf.snapshotAtStart()
 	inf.state = stateRunning
 	runCtx, cancel := context.WithCancel(ctx)
@@ -369,6 +380,23 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	inf.fifo.Close()
 	close(inf.stopped)
 	return context.Cause(ctx)
+}
+
+// refuse ends a Run that cannot start (ErrKeyFuncConflict): the informer
+// is stopped, its handlers are done, and waits on it return ErrStopped.
+// The caller holds inf.mu, which refuse releases.
+func (inf *Informer[T]) refuse(err error) error {
+	inf.state = stateStopped
+	ls := append(inf.listeners, inf.pending...)
+	inf.pending = nil
+	inf.mu.Unlock()
+	for _, l := range ls {
+		l.finish()
+	}
+	inf.fifo.Close()
+	close(inf.stopped)
+	inf.log.Error("informer not started", "err", err)
+	return err
 }
 
 // startListener starts l's goroutine; the caller holds inf.mu.

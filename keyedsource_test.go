@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -14,13 +15,15 @@ import (
 // (informer.KeyedSource).
 type keyedSource struct{ *memory.Source[*item] }
 
-func (keyedSource) KeyFunc() informer.KeyFunc[*item] {
-	return func(o *item) (string, error) { return "k-" + o.Name, nil }
-}
+func (keyedSource) KeyFunc() informer.KeyFunc[*item] { return keyedKey }
+
+func keyedKey(o *item) (string, error) { return "k-" + o.Name, nil }
 
 // An informer keys its cache by its Source's key function when the
-// Source has one and Options.KeyFunc is nil; Options.KeyFunc, when set,
-// still rules.
+// Source has one and Options.KeyFunc is nil (or the same function);
+// another Options.KeyFunc is an error: Run returns ErrKeyFuncConflict at
+// once, and starts nothing (a poll-mode cache keyed otherwise than the
+// Source compares its lists was wrong, healthy, with one warning).
 func TestKeyedSourceKeysTheCache(t *testing.T) {
 	cases := []struct {
 		name string
@@ -28,7 +31,8 @@ func TestKeyedSourceKeysTheCache(t *testing.T) {
 		want string
 	}{
 		{"the Source's", nil, "k-a"},
-		{"the informer's", func(o *item) (string, error) { return "i-" + o.Name, nil }, "i-a"},
+		{"the same function", keyedKey, "k-a"},
+		{"another", func(o *item) (string, error) { return "i-" + o.Name, nil }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,6 +42,15 @@ func TestKeyedSourceKeysTheCache(t *testing.T) {
 				inf := informer.New(keyedSource{mem}, informer.Options[*item]{KeyFunc: tc.key, Logger: slog.New(slog.DiscardHandler)})
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
+				if tc.want == "" {
+					if err := inf.Run(ctx); !errors.Is(err, informer.ErrKeyFuncConflict) {
+						t.Fatalf("Run: %v, want ErrKeyFuncConflict", err)
+					}
+					if err := inf.WaitForSync(ctx); !errors.Is(err, informer.ErrStopped) {
+						t.Errorf("WaitForSync: %v, want ErrStopped", err)
+					}
+					return
+				}
 				go inf.Run(ctx)
 				if err := inf.WaitForSync(ctx); err != nil {
 					t.Fatal(err)

@@ -46,7 +46,8 @@ type stream[T Object] struct {
 	w       Watcher[T]
 	op      string // "watch" or "watchlist"
 	from    string
-	started time.Time
+	started time.Time // before Watch was called
+	opened  time.Time // when Watch returned: the stream is open
 
 	inInitial bool          // reading a streaming list's initial events
 	initial   bool          // it is a streaming list
@@ -97,7 +98,7 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 		return st.openFailed(ctx, err)
 	}
 	defer w.Close()
-	st.w = w
+	st.w, st.opened = w, time.Now()
 	if !initial {
 		st.confirm = r.startConfirmer(st.started)
 		defer st.confirm.stop()
@@ -199,14 +200,17 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 
 // outcome is the stream's outcome, ending with err.
 func (st *stream[T]) outcome(err error) outcome {
-	open := time.Since(st.started)
+	// Open time counts from the stream's opening; a stream is short when
+	// it ends within productiveAfter of the call that opened it (a Source
+	// that waits before it reconnects, as an SSE client does, is not).
 	o := outcome{
 		err:         err,
 		listed:      st.initial && !st.inInitial,
 		initialSeen: st.initialSeen,
 		delivered:   st.delivered,
-		productive:  !st.inInitial && (st.events > 0 || open >= productiveAfter),
-		short:       !st.inInitial && st.events > 0 && open < productiveAfter,
+		productive:  !st.inInitial && (st.events > 0 || time.Since(st.opened) >= productiveAfter),
+		short: !st.inInitial && (st.events > 0 || st.heartbeats.Load() > 0) &&
+			time.Since(st.started) < productiveAfter,
 	}
 	if err != nil && errors.Is(err, ErrOutOfOrder) {
 		// The event out of order is no progress: a stream whose first
@@ -319,8 +323,10 @@ func (st *stream[T]) end(ctx context.Context, err error) outcome {
 		// list instead.
 		return st.failed(fmt.Errorf("%w: the stream ended before the end of its initial events", ErrWatchListUnsupported))
 	}
-	if o := st.outcome(nil); o.productive {
-		return o // a clean end after a useful watch
+	if o := st.outcome(nil); o.productive || st.heartbeats.Load() > 0 {
+		// A clean end after a useful watch, or of a quiet one that
+		// showed it was alive (a server that ends its quiet streams).
+		return o
 	}
 	return st.outcome(sourceError(st.op, st.from, errEmptyWatch))
 }

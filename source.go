@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"time"
 )
@@ -191,8 +192,17 @@ type Event[T Object] struct {
 // and queue with the same function, unless Options.KeyFunc names another.
 // One key function must rule the whole path: set the key in the Source's
 // options, and leave the informer's KeyFunc nil (or set it to the same
-// function).
+// function: another one makes Run return ErrKeyFuncConflict).
 type KeyedSource[T Object] interface {
 	// KeyFunc returns the Source's key function; nil means MetaKey.
 	KeyFunc() KeyFunc[T]
+}
+
+// sameKeyFunc reports whether the informer's key function f is the
+// Source's, src (nil: MetaKey): the same function, by its code.
+func sameKeyFunc[T Object](f, src KeyFunc[T]) bool {
+	if src == nil {
+		src = MetaKey[T]
+	}
+	return reflect.ValueOf(f).Pointer() == reflect.ValueOf(src).Pointer()
 }

@@ -23,6 +23,12 @@ type serverOptions struct {
 	gzip         bool          // the stack's compression middleware
 	ping         time.Duration // keep-alives on quiet streams
 	resetEvent   bool          // a "reset" event, not 410, for versions outside the history
+	// closeAfterSend ends each SSE stream after the changes it sent, with
+	// retry (milliseconds, "" for none) as its retry field;
+	// ignoreLastEventID replays each SSE stream from the history's start.
+	closeAfterSend    bool
+	retry             string
+	ignoreLastEventID bool
 }
 
 // service is one running flag service.
@@ -68,7 +74,8 @@ func startGin(t *testing.T, opts serverOptions) service {
 func (g *ginService) URL() string { return "http://" + g.addr }
 
 func (g *ginService) serve(l net.Listener, opts serverOptions) {
-	svc := ginflags.New(ginflags.Config{StartVersion: opts.startVersion, Flags: opts.flags, Seed: opts.seed, Gzip: opts.gzip, Ping: opts.ping, ResetEvent: opts.resetEvent})
+	svc := ginflags.New(ginflags.Config{StartVersion: opts.startVersion, Flags: opts.flags, Seed: opts.seed, Gzip: opts.gzip, Ping: opts.ping, ResetEvent: opts.resetEvent,
+		CloseAfterSend: opts.closeAfterSend, Retry: opts.retry, IgnoreLastEventID: opts.ignoreLastEventID})
 	g.srv = &http.Server{Handler: svc.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	g.done = make(chan struct{})
 	go func(srv *http.Server, done chan struct{}) {
@@ -180,6 +187,15 @@ func (s *fastapiService) startProcess(t *testing.T, opts serverOptions) {
 	}
 	if opts.resetEvent {
 		args = append(args, "--reset-event")
+	}
+	if opts.closeAfterSend {
+		args = append(args, "--close-after-send")
+	}
+	if opts.retry != "" {
+		args = append(args, "--retry", opts.retry)
+	}
+	if opts.ignoreLastEventID {
+		args = append(args, "--ignore-last-event-id")
 	}
 	if opts.ping > 0 {
 		args = append(args, "--ping", strconv.FormatFloat(opts.ping.Seconds(), 'f', -1, 64))

@@ -12,6 +12,14 @@ sse-starlette's defaults: CRLF line ends and ": ping" comments.
     POST   /admin/drop             end every open stream (a load balancer's cut)
     POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
     POST   /admin/break?n=K        answer the next K stream requests with a proxy's 502 HTML page
+    GET    /admin/keys             {"keys": N}: how many requests carried an X-Api-Key header
+
+With &link=1, a page's next page is in a Link header whose URL holds a
+comma (&fields=key,version), as RFC 8288 allows, instead of "next".
+--close-after-send ends every SSE stream right after the changes it had to
+send (a close-after-send endpoint), with --retry MS as its retry field;
+--ignore-last-event-id replays every SSE stream from the first change of
+the history, whatever version it is asked for.
 
 State is in memory, with one integer version that every write increases;
 the change history starts when the service does, so a client resuming from
@@ -19,6 +27,7 @@ an older version gets 410 Gone and must list again.
 
 The Go tests of this directory run it as
     python3 flags.py --fd 3 --start-version N --flags K --seed S [--gzip] [--ping SECONDS] [--reset-event]
+        [--close-after-send] [--retry MS] [--ignore-last-event-id]
 on a listening socket they pass as file descriptor 3; it exits when its
 standard input closes (the test ended) or after --max-seconds.
 """
@@ -69,6 +78,7 @@ class Store:
         self.garble = 0  # how many of the next changes to garble
         self.garbled = set()  # versions of the garbled changes
         self.broken = 0  # how many of the next stream requests fail
+        self.keys = 0  # requests that carried an X-Api-Key header
 
     def record(self, typ: str, flag: dict, version: int) -> None:
         if self.garble > 0:
@@ -83,10 +93,21 @@ class Store:
         return self.history[bisect.bisect_right(self.versions, version):]
 
 
-def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: bool) -> FastAPI:
+def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: bool,
+               close_after_send: bool = False, retry: Optional[int] = None, replay: bool = False) -> FastAPI:
     app = FastAPI(title="flags")
     if gzip:
         app.add_middleware(GZipMiddleware)
+
+    @app.middleware("http")
+    async def count_keys(request: Request, call_next):
+        if "x-api-key" in request.headers:
+            store.keys += 1
+        return await call_next(request)
+
+    @app.get("/admin/keys")
+    async def keys():
+        return {"keys": store.keys}
 
     @app.get("/flags")
     async def list_flags(
@@ -94,6 +115,7 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
         if_none_match: Optional[str] = Header(default=None),
         size: Optional[int] = Query(default=None, ge=1),
         page: int = Query(default=1, ge=1),
+        link: Optional[str] = Query(default=None),
     ):
         etag = f'"{store.version}"'
         if if_none_match == etag:
@@ -104,6 +126,11 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
             body["items"] = items[(page - 1) * size : page * size]
             more = page * size < len(items)
             body["next"] = str(request.url.include_query_params(page=page + 1)) if more else None
+            if link is not None:
+                del body["next"]
+                if more:
+                    nxt = f"{request.url.path}?size={size}&page={page + 1}&link=1&fields=key,version"
+                    return JSONResponse(body, headers={"ETag": etag, "Link": f'<{nxt}>; rel="next"'})
         return JSONResponse(body, headers={"ETag": etag})
 
     @app.put("/flags/{key}")
@@ -181,6 +208,8 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
             for change in batch:
                 yield encode(change)
                 version = change["version"]
+            if batch and close_after_send:
+                return
             if batch:
                 continue
             if drop.is_set():
@@ -208,8 +237,17 @@ def create_app(store: Store, gzip: bool, ping: Optional[float], reset_event: boo
         if failed:
             return failed
         version = resume_from(last_event_id, since)
+        if replay and version is not None:
+            version = store.first  # the whole history, whatever was asked
+
+        async def stream():
+            if retry is not None:
+                yield f"retry: {retry}\r\n\r\n"
+            async for chunk in changes_after(version, sse, ": ping\r\n\r\n", "event: reset\r\ndata: history lost\r\n\r\n"):
+                yield chunk
+
         return StreamingResponse(
-            changes_after(version, sse, ": ping\r\n\r\n", "event: reset\r\ndata: history lost\r\n\r\n"),
+            stream(),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache"},
         )
@@ -241,6 +279,9 @@ def main() -> None:
     p.add_argument("--gzip", action="store_true")
     p.add_argument("--ping", type=float, default=None, help="keep-alive period of quiet streams, seconds")
     p.add_argument("--reset-event", action="store_true", help="a reset event, not 410, for versions outside the history")
+    p.add_argument("--close-after-send", action="store_true", help="end each SSE stream after the changes it sent")
+    p.add_argument("--retry", type=int, default=None, help="an SSE retry field, in milliseconds, at each stream's start")
+    p.add_argument("--ignore-last-event-id", action="store_true", help="replay each SSE stream from the start of the history")
     p.add_argument("--max-seconds", type=float, default=300)
     args = p.parse_args()
 
@@ -251,7 +292,8 @@ def main() -> None:
 
     async def serve() -> None:
         store = Store(args.start_version, args.flags, args.seed)
-        app = create_app(store, args.gzip, args.ping, args.reset_event)
+        app = create_app(store, args.gzip, args.ping, args.reset_event,
+                         args.close_after_send, args.retry, args.ignore_last_event_id)
         config = uvicorn.Config(app, log_level="warning")
         await uvicorn.Server(config).serve(sockets=[socket.socket(fileno=args.fd)])
 

@@ -16,6 +16,10 @@
 //	POST   /admin/drop             end every open stream (a load balancer's cut)
 //	POST   /admin/garble?n=K       send the next K changes with their data cut in half (a serializer's bug)
 //	POST   /admin/break?n=K        answer the next K stream requests with a proxy's 502 HTML page
+//	GET    /admin/keys             {"keys":N}: how many requests carried an X-Api-Key header
+//
+// With &link=1, a page's next page is in a Link header whose URL holds a
+// comma (&fields=key,version), as RFC 8288 allows, instead of "next".
 package ginflags
 
 import (
@@ -72,6 +76,14 @@ type Config struct {
 	// history with 200 and one "reset" event, then the end of the
 	// stream, instead of 410 Gone.
 	ResetEvent bool
+	// CloseAfterSend ends every SSE stream right after the changes it had
+	// to send (a close-after-send endpoint); Retry, if not "", is sent
+	// as its retry field first.
+	CloseAfterSend bool
+	Retry          string
+	// IgnoreLastEventID replays every SSE stream from the first change
+	// of the history, whatever version it asks for.
+	IgnoreLastEventID bool
 }
 
 // Service is the flag service. Create it with New.
@@ -86,6 +98,7 @@ type Service struct {
 	drop    chan struct{} // closed and replaced by /admin/drop
 	garble  int           // how many of the next changes to garble
 	broken  int           // how many of the next stream requests fail
+	keys    int           // requests that carried an X-Api-Key header
 }
 
 // New returns a service holding cfg.Flags flags, at versions just above
@@ -106,7 +119,7 @@ func New(cfg Config) *Service {
 func (s *Service) Handler() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.Use(gin.Recovery())
+	r.Use(gin.Recovery(), s.countKeys)
 	if s.cfg.Gzip {
 		r.Use(gzip.Gzip(gzip.DefaultCompression))
 	}
@@ -118,7 +131,22 @@ func (s *Service) Handler() http.Handler {
 	r.POST("/admin/drop", s.dropStreams)
 	r.POST("/admin/garble", s.garbleNext)
 	r.POST("/admin/break", s.breakNext)
+	r.GET("/admin/keys", func(c *gin.Context) {
+		s.mu.Lock()
+		n := s.keys
+		s.mu.Unlock()
+		c.JSON(http.StatusOK, gin.H{"keys": n})
+	})
 	return r
+}
+
+// countKeys counts the requests that carry an X-Api-Key header.
+func (s *Service) countKeys(c *gin.Context) {
+	if c.GetHeader("X-Api-Key") != "" {
+		s.mu.Lock()
+		s.keys++
+		s.mu.Unlock()
+	}
 }
 
 func (s *Service) list(c *gin.Context) {
@@ -148,10 +176,17 @@ func (s *Service) list(c *gin.Context) {
 	}
 	from, to := min((page-1)*size, len(items)), min(page*size, len(items))
 	var next any // null on the last page
-	if to < len(items) {
+	if to < len(items) && c.Query("link") != "" {
+		// The next page in a Link header, its URL with a comma in it.
+		c.Header("Link", fmt.Sprintf(`<%s?size=%d&page=%d&link=1&fields=key,version>; rel="next"`, c.Request.URL.Path, size, page+1))
+	} else if to < len(items) {
 		u := url.URL{Scheme: "http", Host: c.Request.Host, Path: c.Request.URL.Path,
 			RawQuery: url.Values{"size": {strconv.Itoa(size)}, "page": {strconv.Itoa(page + 1)}}.Encode()}
 		next = u.String()
+	}
+	if c.Query("link") != "" {
+		c.JSON(http.StatusOK, gin.H{"version": version, "items": items[from:to]})
+		return
 	}
 	c.JSON(http.StatusOK, gin.H{"version": version, "items": items[from:to], "next": next})
 }
@@ -310,6 +345,13 @@ func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Wri
 		reset(c.Writer)
 		return
 	}
+	sse := contentType == "text/event-stream"
+	if sse && s.cfg.IgnoreLastEventID {
+		since = s.cfg.StartVersion + int64(s.cfg.Flags) // the whole history
+	}
+	if sse && s.cfg.Retry != "" {
+		io.WriteString(c.Writer, "retry: "+s.cfg.Retry+"\n\n")
+	}
 	var tick <-chan time.Time
 	if s.cfg.Ping > 0 {
 		t := time.NewTicker(s.cfg.Ping)
@@ -326,7 +368,7 @@ func (s *Service) stream(c *gin.Context, contentType string, write func(w io.Wri
 			since = ch.Version
 		}
 		if len(changes) > 0 {
-			return true
+			return !(sse && s.cfg.CloseAfterSend)
 		}
 		select {
 		case <-changed:

@@ -28,9 +28,13 @@ type counterService struct {
 	// not "", is sent as the stream's retry field first.
 	closeAfterSend bool
 	retry          string
+	comment        bool // a ": ping" comment at the start of each stream
 	// replay ignores Last-Event-ID: every stream starts from the first
 	// change of the history.
 	replay bool
+	// epoch, if not "", is sent as X-Epoch on every answer; restart
+	// changes it.
+	epoch string
 
 	streams atomic.Int64 // stream requests
 	lists   atomic.Int64
@@ -66,6 +70,9 @@ func (c *counterService) put(name string) int {
 func (c *counterService) restart(names ...string) {
 	c.mu.Lock()
 	c.version, c.items, c.history = 0, map[string]int{}, nil
+	if c.epoch != "" {
+		c.epoch += "'"
+	}
 	close(c.drop)
 	c.drop = make(chan struct{})
 	c.mu.Unlock()
@@ -75,6 +82,11 @@ func (c *counterService) restart(names ...string) {
 }
 
 func (c *counterService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	if c.epoch != "" {
+		w.Header().Set("X-Epoch", c.epoch)
+	}
+	c.mu.Unlock()
 	switch r.URL.Path {
 	case "/items":
 		c.lists.Add(1)
@@ -110,6 +122,9 @@ func (c *counterService) stream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	if c.retry != "" {
 		fmt.Fprintf(w, "retry: %s\n\n", c.retry)
+	}
+	if c.comment {
+		fmt.Fprint(w, ": ping\n\n")
 	}
 	w.(http.Flusher).Flush()
 	for {

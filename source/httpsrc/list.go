@@ -1,6 +1,7 @@
 package httpsrc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,8 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	}
 	return r.page, nil
 }
+
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // listed is one page as read, with what poll mode needs.
 type listed[T informer.Object] struct {
@@ -86,11 +89,17 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 	if int64(len(data)) > s.opts.MaxResponseBytes {
 		return r, fmt.Errorf("%w: list %s: more than %d bytes", ErrTooLarge, u.Path, s.opts.MaxResponseBytes)
 	}
-	r.page, r.hashes, err = s.parseList(data, u.Path)
-	if err != nil {
-		return r, err
+	if resp.StatusCode != http.StatusNoContent { // 204: an empty collection
+		if r.page, r.hashes, err = s.parseList(data, u.Path); err != nil {
+			return r, err
+		}
 	}
 	r.etag = resp.Header.Get("ETag")
+	if h := s.opts.EpochHeader; h != "" && cont == "" {
+		s.mu.Lock()
+		s.epoch = resp.Header.Get(h)
+		s.mu.Unlock()
+	}
 	switch {
 	case s.opts.VersionHeader != "":
 		r.page.ResourceVersion = resp.Header.Get(s.opts.VersionHeader)
@@ -109,8 +118,15 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uint64, error) {
 	var page informer.Page[T]
 	var hashes []uint64
+	data = bytes.TrimPrefix(data, utf8BOM) // RFC 8259 lets a parser ignore one
 	items := s.items
 	body := skipSpace(data, 0)
+	if body == len(data) {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: "an empty body (an empty collection is 204 No Content or an empty array)"}
+	}
+	if c := data[body]; !s.itemsSet && c != '[' && c != '{' {
+		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("the body is neither a JSON array nor an object (it starts with byte %#x)", c)}
+	}
 	if !s.itemsSet {
 		if body < len(data) && data[body] == '[' {
 			items = nil

@@ -1,6 +1,7 @@
 package httpsrc
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"time"
@@ -129,7 +130,12 @@ type Options[T informer.Object] struct {
 
 	// EventType, EventObject and EventVersion are the JSON pointers of an
 	// NDJSON event's type, object and version: "/type", "/object" and
-	// none (the object's own version) by default.
+	// none (the object's own version) by default. In an SSE stream, when
+	// set, EventType finds the type in the event's data for events
+	// without an event field ("message"), and EventObject the object in
+	// the data (Supabase's {"type":"INSERT","record":{...}}: "/type",
+	// "/record"); unset, the event field is the type and the data the
+	// object.
 	EventType, EventObject, EventVersion string
 	// Types maps the event type names of the stream to informer event
 	// types; nil means DefaultTypes. Names are matched without regard to
@@ -138,6 +144,17 @@ type Options[T informer.Object] struct {
 	// (keep-alive events such as gin's "ping"); one mapped to no type
 	// (absent) is a bad event, reported and skipped.
 	Types map[string]informer.EventType
+	// EpochHeader names a response header that tells the service's
+	// instance or epoch apart (X-Instance-Id, X-Epoch: whatever changes
+	// when its versions start again). When a stream's differs from the
+	// last list's, the watch is expired (informer.ErrExpired) and the
+	// reflector lists again. Without one, a restart that resets the
+	// versions is seen only when the version resumed from is past the new
+	// history (the service answers ExpiredStatus, or replays older
+	// versions, which are out of order with NumericVersions); a client that
+	// resumes inside the new history keeps, healthy, the objects the
+	// restart lost. "" means none.
+	EpochHeader string
 	// ExpiredStatus lists the HTTP statuses that mean "this version is
 	// too old, list again" (informer.ErrExpired); nil means 410 Gone.
 	// ExpiredEvent is the event type name that means the same in a
@@ -157,8 +174,8 @@ type Options[T informer.Object] struct {
 	Key informer.KeyFunc[T]
 
 	// ReconnectDelay is how long a watch waits before it reconnects after
-	// a stream that ended within a second of opening, when the stream
-	// gave no SSE retry field: DefaultReconnectDelay (3 s, as browsers
+	// a stream that ended within a second of opening, after an event or a
+	// keep-alive, when the stream gave no SSE retry field: DefaultReconnectDelay (3 s, as browsers
 	// wait) by default, negative for none. A stream cut after a longer run
 	// is resumed at once. It bounds the rate of reconnections to a server
 	// that ends every stream after an event (a close-after-send endpoint),
@@ -212,14 +229,19 @@ const Ignore informer.EventType = 255
 
 // DefaultTypes are the event type names understood when Options.Types is
 // nil: Kubernetes' (ADDED, MODIFIED, DELETED, BOOKMARK), the usual verbs
-// (add, create, update, change, upsert, put, delete, remove...), and the
+// (add, create, insert, update, change, upsert, put, delete, remove...: a
+// Postgres change feed's or Supabase's INSERT, UPDATE, DELETE), and the
 // usual keep-alive events (ping, keep-alive, keepalive: Ignore). An SSE
-// event without a type ("message") is an upsert.
+// event without a type ("message") is an upsert. A dotted name that is not
+// in the map is looked up by its last part, in DefaultTypes or in
+// Options.Types: GitHub's or Stripe's charge.created, issue.updated,
+// customer.subscription.deleted.
 var DefaultTypes = map[string]informer.EventType{
 	"added": informer.EventAdded, "add": informer.EventAdded, "create": informer.EventAdded, "created": informer.EventAdded,
 	"modified": informer.EventModified, "update": informer.EventModified, "updated": informer.EventModified,
 	"change": informer.EventModified, "changed": informer.EventModified, "upsert": informer.EventModified,
 	"put": informer.EventModified, "message": informer.EventModified, "": informer.EventModified,
+	"insert": informer.EventAdded, "inserted": informer.EventAdded,
 	"deleted": informer.EventDeleted, "delete": informer.EventDeleted, "removed": informer.EventDeleted, "remove": informer.EventDeleted,
 	"bookmark": informer.EventBookmark, "heartbeat": informer.EventBookmark,
 	"ping": Ignore, "keep-alive": Ignore, "keepalive": Ignore,
@@ -243,6 +265,20 @@ func (o *Options[T]) eventType(name []byte) (informer.EventType, bool) {
 	if types == nil {
 		types = DefaultTypes
 	}
+	if t, ok := lookupType(types, name); ok {
+		return t, true
+	}
+	// A dotted name, as GitHub's and Stripe's (charge.created,
+	// customer.subscription.deleted): by its last part.
+	if i := bytes.LastIndexByte(name, '.'); i >= 0 && i < len(name)-1 {
+		return lookupType(types, name[i+1:])
+	}
+	return 0, false
+}
+
+// lookupType looks name up in types, whose keys are in lower case,
+// without regard to case.
+func lookupType(types map[string]informer.EventType, name []byte) (informer.EventType, bool) {
 	if t, ok := types[string(name)]; ok { // no allocation
 		return t, true
 	}

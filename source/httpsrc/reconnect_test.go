@@ -3,6 +3,7 @@ package httpsrc_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -65,22 +66,28 @@ func TestCloseAfterSendIsNotAStorm(t *testing.T) {
 	}
 }
 
-// A quiet stream that the server ends at once, with retry: 500 or none: a
-// write after a long silence reaches the cache within the reconnection
-// wait (1 s: 500 ms raised to MinRetry; 3 s: ReconnectDelay), not after a
-// backoff grown through the silence. (Before: 9 to 14 s late.)
+// A quiet stream that the server ends at once, with retry: 500, or a
+// keep-alive comment and no retry field: a write after a long silence
+// reaches the cache within the reconnection wait (1 s: 500 ms raised to
+// MinRetry; 3 s: ReconnectDelay), not after a backoff grown through the
+// silence (before: 3.6 s and 28.6 s late). A stream that ends at once with
+// nothing at all is the limit: it looks like one that refuses the version,
+// the reflector backs off and lists again, and LastError says "watch ended
+// at once without an event".
 func TestQuietShortStreamsDeliverPromptly(t *testing.T) {
 	for _, tc := range []struct {
 		name, retry string
+		comment     bool
 		within      time.Duration
 	}{
-		{"retry 500", "500", 1100 * time.Millisecond},
-		{"no retry", "", 3100 * time.Millisecond},
+		{"retry 500", "500", false, 1100 * time.Millisecond},
+		{"a comment, no retry", "", true, 3100 * time.Millisecond},
+		{"nothing (the limit)", "", false, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				svc := newCounterService("a")
-				svc.closeAfterSend, svc.retry = true, tc.retry
+				svc.closeAfterSend, svc.retry, svc.comment = true, tc.retry, tc.comment
 				src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: "http://svc.test/items", WatchURL: "http://svc.test/events",
 					NumericVersions: true, Client: inMemoryClient(svc.ServeHTTP)})
 				if err != nil {
@@ -94,6 +101,9 @@ func TestQuietShortStreamsDeliverPromptly(t *testing.T) {
 					t.Fatal(err)
 				}
 				time.Sleep(time.Minute) // quiet
+				if err := inf.LastError(); tc.within == time.Minute && (err == nil || !strings.Contains(err.Error(), "without an event")) {
+					t.Errorf("LastError %v, want it to say the watches end without an event", err)
+				}
 				start := time.Now()
 				svc.put("b")
 				for {

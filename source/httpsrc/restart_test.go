@@ -2,6 +2,7 @@ package httpsrc_test
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"testing"
 	"time"
@@ -57,5 +58,48 @@ func TestReadYourWritesAfterARestartAtZero(t *testing.T) {
 	}
 	if _, ok := inf.Indexer().Get("mine"); !ok {
 		t.Fatalf("WaitForResourceVersion(%d) returned (applied %q) before the write was in the cache", v, inf.AppliedResourceVersion())
+	}
+}
+
+// A restart that resets the versions, after which the client resumes
+// inside the new history: with Options.EpochHeader, the stream's new epoch
+// expires the watch and the informer lists the new state; without it, the
+// documented limit: the cache keeps the objects the restart lost.
+func TestRestartInsideTheNewHistory(t *testing.T) {
+	for _, tc := range []struct {
+		name, header string
+		wantLost     bool
+	}{
+		{"EpochHeader", "X-Epoch", false},
+		{"no EpochHeader (the limit)", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := newCounterService()
+			svc.epoch = "e1"
+			for _, n := range []string{"a", "b", "c"} {
+				svc.put(n) // versions 1 to 3
+			}
+			base := svc.serve(t)
+			src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: base + "/items", WatchURL: base + "/events",
+				NumericVersions: true, EpochHeader: tc.header, ReconnectDelay: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			go inf.Run(ctx)
+			if err := inf.WaitForResourceVersion(ctx, "3"); err != nil {
+				t.Fatal(err)
+			}
+			svc.restart("x", "y", "z", "w") // versions 1 to 4: the client resumes from 3
+			if err := inf.WaitForResourceVersion(ctx, "4"); err != nil {
+				t.Fatal(err)
+			}
+			_, lost := inf.Indexer().Get("a")
+			if lost != tc.wantLost {
+				t.Errorf("after the restart, the cache has %v; the service x, y, z, w", inf.Indexer().Keys())
+			}
+		})
 	}
 }

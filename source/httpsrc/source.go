@@ -28,11 +28,13 @@ type Source[T informer.Object] struct {
 	items, version, next          pointer
 	evType, evObject, evVersion   pointer
 	itemsSet, versionSet, nextSet bool
+	evTypeSet, evObjectSet        bool // set in Options: SSE reads them in the data
 
 	mu       sync.Mutex
 	retry    time.Duration // the last SSE retry field, if retrySet
 	retrySet bool
 	short    bool         // the last stream ended within shortStream of opening
+	epoch    string       // Options.EpochHeader of the last list's first page
 	last     *snapshot[T] // poll mode: the latest complete list
 	pending  *snapshot[T] // poll mode: a list being read, page by page
 	gen      uint64       // poll mode: versions made up for lists without one
@@ -104,8 +106,8 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 		{&s.items, &s.itemsSet, opts.Items, ""},
 		{&s.version, &s.versionSet, opts.Version, "/metadata/resourceVersion"},
 		{&s.next, &s.nextSet, opts.Next, "/metadata/continue"},
-		{&s.evType, nil, opts.EventType, "/type"},
-		{&s.evObject, nil, opts.EventObject, "/object"},
+		{&s.evType, &s.evTypeSet, opts.EventType, "/type"},
+		{&s.evObject, &s.evObjectSet, opts.EventObject, "/object"},
 		{&s.evVersion, nil, opts.EventVersion, ""},
 	}
 	for _, p := range ptrs {
@@ -189,6 +191,11 @@ func (s *Source[T]) get(ctx context.Context, op string, u *url.URL, header http.
 	// A 304 to a request that asked nothing conditionally (a confused
 	// cache or proxy) is no answer: taken as an empty list, it would
 	// delete every object.
+	if resp.StatusCode == http.StatusNoContent && op == "list" {
+		// An empty collection, as some services answer it (list reads
+		// no body).
+		return resp, resp.Body, nil
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, s.statusError(op, u.Path, resp)
 	}

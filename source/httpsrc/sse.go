@@ -91,6 +91,9 @@ func (s *sseReader) next() (sseEvent, error) {
 		case "retry":
 			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && len(value) > 0 && value[0] != '+' {
 				s.retry, s.retrySet = time.Duration(ms)*time.Millisecond, true
+				if s.heartbeat != nil {
+					s.heartbeat() // a sign of life, as a comment is
+				}
 			}
 		}
 	}

@@ -78,6 +78,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		cancel()
 		return nil, &StatusError{Op: "watch", Path: u.Path, Code: http.StatusNotModified}
 	}
+	if err := s.checkEpoch(resp.Header, u.Path); err != nil {
+		body.Close()
+		cancel()
+		return nil, err
+	}
 	format := s.opts.Format
 	if format == FormatAuto {
 		format = FormatNDJSON
@@ -89,7 +94,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 	max := int(min(s.opts.MaxObjectBytes, 1<<40))
 	if format == FormatSSE {
 		w.sse = newSSEReader(body, max, opts.ResourceVersion)
-		w.sse.heartbeat = opts.Heartbeat
+		w.sse.heartbeat = w.alive
 	} else {
 		w.lines = newLineReader(body, max)
 	}
@@ -110,19 +115,25 @@ type streamWatcher[T informer.Object] struct {
 	heartbeat func()
 	opened    time.Time
 	ended     bool // Next returned the stream's end (not Close)
+	delivered bool // an event or a sign of life
 }
 
 func (w *streamWatcher[T]) Close() error {
 	w.cancel()
-	w.s.streamEnded(w.ended && time.Since(w.opened) < shortStream)
+	w.s.streamEnded(w.ended && w.delivered && time.Since(w.opened) < shortStream)
 	return w.body.Close()
 }
 
 func (w *streamWatcher[T]) Next() (informer.Event[T], error) {
+	var ev informer.Event[T]
+	var err error
 	if w.sse != nil {
-		return w.nextSSE()
+		ev, err = w.nextSSE()
+	} else {
+		ev, err = w.nextLine()
 	}
-	return w.nextLine()
+	w.delivered = w.delivered || err == nil
+	return ev, err
 }
 
 func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
@@ -138,17 +149,27 @@ func (w *streamWatcher[T]) nextSSE() (informer.Event[T], error) {
 		if ev.data == nil { // an id alone: the stream moved on
 			return informer.Event[T]{Type: informer.EventBookmark, ResourceVersion: ev.id}, nil
 		}
-		name := []byte(ev.typ)
+		name, data := []byte(ev.typ), ev.data
+		if w.s.evTypeSet && (len(name) == 0 || ev.typ == "message") {
+			if v, err := w.s.evType.find(data); err == nil {
+				name, _ = rawString(v)
+			}
+		}
 		t, known := w.s.opts.eventType(name)
 		if known && t == Ignore {
 			w.alive()
 			continue
 		}
+		if w.s.evObjectSet && known && t != informer.EventBookmark {
+			if data, _ = w.s.evObject.find(data); data == nil {
+				return informer.Event[T]{}, badEvent(where, fmt.Sprintf("no object at %q", w.s.evObject.String()))
+			}
+		}
 		rv := ""
 		if ev.hasID {
 			rv = ev.id
 		}
-		e, err := w.event(name, t, known, ev.data, rv, where)
+		e, err := w.event(name, t, known, data, rv, where)
 		if err == errKeepAlive {
 			w.alive()
 			continue
@@ -164,6 +185,7 @@ var errKeepAlive = errors.New("httpsrc: a bookmark without a version: a keep-ali
 
 // alive reports a heartbeat, if the reflector asked for them.
 func (w *streamWatcher[T]) alive() {
+	w.delivered = true
 	if w.heartbeat != nil {
 		w.heartbeat()
 	}
@@ -176,9 +198,7 @@ func (w *streamWatcher[T]) nextLine() (informer.Event[T], error) {
 			return informer.Event[T]{}, w.streamErr(err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
-			if w.heartbeat != nil {
-				w.heartbeat()
-			}
+			w.alive()
 			continue
 		}
 		where := w.lines.off
