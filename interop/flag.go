@@ -10,7 +10,11 @@
 // The tests run each stack through SSE, NDJSON and poll mode, stream
 // drops, a restart that loses the change history (answered with 410 Gone,
 // or with a "reset" event), compression middleware, quiet streams with
-// keep-alives and a run of garbled events, and check that the cache equals
+// keep-alives and a run of garbled events (TestInterop), and behaviours of
+// servers met since (TestServerBehaviours: a Link header whose URL holds a
+// comma, close-after-send streams, a redirect to another host with
+// credentials, a restart at version 0, streams that ignore Last-Event-ID),
+// and check that the cache equals
 // the service's list, that a handler saw each key's states in order, that
 // no error is reported that the scenario does not explain, that no
 // goroutine is left, and how long WaitForResourceVersion takes after a

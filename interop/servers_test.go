@@ -227,9 +227,11 @@ func redirectCredentials(t *testing.T, st stack) {
 // The service restarts with its versions from 0 again: once the informer
 // has listed the new history, WaitForResourceVersion of a new write
 // returns only when the write is in the cache. (It returned at once, the
-// applied version stuck at the old maximum.)
+// applied version stuck at the old maximum.) The streams end after each
+// change, so that a write waits for the next stream (ReconnectDelay): a
+// wait that returns early finds the cache without it.
 func restartAtZero(t *testing.T, st stack) {
-	b := newBench(t, st, serverOptions{})
+	b := newBench(t, st, serverOptions{closeAfterSend: true})
 	src, err := httpsrc.New(sourceOptions(b.svc.URL(), "sse", b.client))
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +241,7 @@ func restartAtZero(t *testing.T, st stack) {
 		b.d.put(fmt.Sprintf("k%02d", i%7), i%2 == 0, i, i < 7)
 	}
 	waitWrite(t, inf, b.d.put("k00", true, 99, false)) // version 41
-	b.svc.Restart(t, serverOptions{flags: 3, seed: 2}) // versions 1 to 3
+	b.svc.Restart(t, serverOptions{flags: 3, seed: 2, closeAfterSend: true}) // versions 1 to 3
 	b.count.tr.CloseIdleConnections()
 	b.d = newDriver(t, b.svc.URL(), b.d.client) // a new history: versions repeat
 	sameAsService(t, b.d, inf)

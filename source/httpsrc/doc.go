@@ -23,7 +23,9 @@
 // # List
 //
 // A GET of ListURL answers a JSON document: the items are a top-level
-// array, or the array at "/items", or at the JSON pointer Options.Items.
+// array, or the array at "/items", or at the JSON pointer Options.Items
+// (a UTF-8 byte order mark before it is skipped; 204 No Content is an
+// empty collection, an empty 200 body an error).
 // The collection's version comes from a body field
 // ("/metadata/resourceVersion" or Options.Version), a header
 // (Options.VersionHeader), or the ETag. Pages follow a Link header's
@@ -52,7 +54,17 @@
 // sees that very version (in a list, an event or a bookmark): wait for
 // versions the service reports, not for ones it may skip. A version taken
 // from an ETag is the tag's opaque value, without quotes or W/ (so
-// `"17"` is 17); If-None-Match sends the ETag as received.
+// `"17"` is 17); If-None-Match sends the ETag as received. After a list,
+// the applied version is the list's even if older (a service that
+// restarted its counter). A restart is seen when the service answers the
+// resumed version ExpiredStatus, when its stream's Options.EpochHeader
+// changes, or, with NumericVersions, when it replays older versions (out
+// of order); a client that resumes inside a restarted service's new
+// history without an epoch header keeps the objects the restart lost. An
+// SSE id is the version: with opaque ids (a UUID) and numeric object
+// versions, WaitForResourceVersion(an object's version) is never reached
+// and ends with its context's error, naming the applied id; wait for the
+// ids then.
 //
 // # Watch
 //
@@ -65,8 +77,15 @@
 //     standard says: "event" is the type, "data" the object (several data
 //     lines join with newlines), "id" the version, comment lines are
 //     heartbeats (WatchOptions.Heartbeat: a quiet stream that sends them
-//     is alive, not stalled), "retry" delays the next reconnection, and an event with
-//     only an id moves the version on (a bookmark).
+//     is alive, not stalled), "retry" delays every later reconnection
+//     (at least Options.MinRetry, 1 s), and an event with only an id
+//     moves the version on (a bookmark). Without a retry field, a watch
+//     after a stream that ended within a second of opening waits
+//     Options.ReconnectDelay (3 s, as browsers do), once: a server that
+//     ends every stream after an event is reconnected to at that rate, not
+//     at once for ever. With Options.EventType and EventObject set, an
+//     event without an event field takes its type and object from its
+//     data ({"type":"INSERT","record":{...}}).
 //   - NDJSON (application/x-ndjson, application/jsonl): one event object
 //     per line, with its type, object and optionally version at the JSON
 //     pointers Options.EventType, EventObject and EventVersion ("/type",
@@ -90,9 +109,11 @@
 //	GET /events?resourceVersion=42 (NDJSON)
 //	{"type":"modified","object":{"metadata":{"name":"a","resourceVersion":"43"},"count":4}}
 //
-// Type names are mapped by Options.Types, ignoring case (DefaultTypes
-// knows Kubernetes' and the usual verbs, and skips the usual keep-alive
-// events, such as gin's "event: ping": map a name to Ignore to skip it);
+// Type names are mapped by Options.Types, ignoring case, and a dotted
+// name by its last part (DefaultTypes knows Kubernetes' and the usual
+// verbs, with Postgres' INSERT and GitHub's or Stripe's charge.created, and
+// skips the usual keep-alive events, such as gin's "event: ping": map a
+// name to Ignore to skip it);
 // ignored events are heartbeats, as SSE comments are, and so are
 // bookmarks without a version (a "heartbeat" event with no id) and, in
 // poll mode, a poll that finds nothing new. A watch asks for no compression (Accept-Encoding: identity): a
