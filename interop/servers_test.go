@@ -240,7 +240,7 @@ func restartAtZero(t *testing.T, st stack) {
 	for i := range 30 {
 		b.d.put(fmt.Sprintf("k%02d", i%7), i%2 == 0, i, i < 7)
 	}
-	waitWrite(t, inf, b.d.put("k00", true, 99, false)) // version 41
+	waitWrite(t, inf, b.d.put("k00", true, 99, false))                       // version 41
 	b.svc.Restart(t, serverOptions{flags: 3, seed: 2, closeAfterSend: true}) // versions 1 to 3
 	b.count.tr.CloseIdleConnections()
 	b.d = newDriver(t, b.svc.URL(), b.d.client) // a new history: versions repeat
