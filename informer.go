@@ -387,10 +387,10 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 // The caller holds inf.mu, which refuse releases.
 func (inf *Informer[T]) refuse(err error) error {
 	inf.state = stateStopped
-	ls := append(inf.listeners, inf.pending...)
+	never := append(inf.listeners, inf.pending...) // none was started
 	inf.pending = nil
 	inf.mu.Unlock()
-	for _, l := range ls {
+	for _, l := range never {
 		l.finish()
 	}
 	inf.fifo.Close()

@@ -28,7 +28,7 @@ func TestReadYourWritesAfterARestartAtZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	inf := informer.New(src, informer.Options[*Item]{Reflector: informer.ReflectorOptions{Backoff: informer.Backoff{Initial: 10 * time.Millisecond}}})
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	go inf.Run(ctx)
 	if err := informer.WaitForCacheSync(ctx, inf); err != nil {
@@ -39,13 +39,11 @@ func TestReadYourWritesAfterARestartAtZero(t *testing.T) {
 	}
 	svc.restart("fresh") // version 1
 	// The open stream is at 50: the service answers the next one 410, and
-	// the informer lists the new history.
-	for {
-		if _, ok := inf.Indexer().Get("fresh"); ok {
-			break
-		}
+	// the informer lists the new history, at version 1.
+	for inf.AppliedResourceVersion() != "1" {
 		if ctx.Err() != nil {
-			t.Fatalf("the informer did not list the restarted service: %s", inf.Health())
+			t.Fatalf("the applied version is %q after the restarted service's list at 1 (the cache has fresh: %t): %s",
+				inf.AppliedResourceVersion(), has(inf, "fresh"), inf.Health())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -59,6 +57,11 @@ func TestReadYourWritesAfterARestartAtZero(t *testing.T) {
 	if _, ok := inf.Indexer().Get("mine"); !ok {
 		t.Fatalf("WaitForResourceVersion(%d) returned (applied %q) before the write was in the cache", v, inf.AppliedResourceVersion())
 	}
+}
+
+func has(inf *informer.Informer[*Item], name string) bool {
+	_, ok := inf.Indexer().Get(name)
+	return ok
 }
 
 // A restart that resets the versions, after which the client resumes
