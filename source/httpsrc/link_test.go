@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"testing"
@@ -62,5 +63,36 @@ func TestLinkMalformedFailsTheList(t *testing.T) {
 	_, err = src.List(t.Context(), informer.ListOptions{})
 	if !errors.Is(err, httpsrc.ErrBadPaging) {
 		t.Fatalf("List: %v, want ErrBadPaging", err)
+	}
+}
+
+// An informer over a list whose paging cannot be followed does not sync a
+// truncated cache: LastError says ErrBadPaging at the first list, and
+// Health is not synced. (Before, the list ended after its first page and
+// the informer reported a synced, healthy cache of part of the
+// collection.)
+func TestLinkMalformedIsVisible(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `</items?page=2; rel="next"`) // no '>'
+		fmt.Fprint(w, `[{"metadata":{"name":"a"}}]`)
+	})
+	src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: srv.URL + "/items", WatchURL: srv.URL + "/events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := informer.New(src, informer.Options[*Item]{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	go inf.Run(ctx)
+	for !errors.Is(inf.LastError(), httpsrc.ErrBadPaging) {
+		if ctx.Err() != nil {
+			t.Fatalf("LastError %v after 10 s, want ErrBadPaging", inf.LastError())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Logf("ErrBadPaging in LastError %s after Run", time.Since(start).Round(time.Millisecond))
+	if h := inf.Health(); h.Synced || h.Healthy() {
+		t.Errorf("Health %s: want it not synced", h)
 	}
 }
