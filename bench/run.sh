@@ -18,7 +18,13 @@
 #                         section of BENCHMARKS.md (the 50,000 one stays)
 #
 # Every section of BENCHMARKS.md comes from results: the benchmarks' raw
-# outputs and benchstat (results/), bench/deps/RESULTS.md,
+# outputs and benchstat (results/), bench/floor/RESULTS.md (the in-memory
+# workloads against a map and direct calls, 10 rounds of their own;
+# bench/floor/measure.sh alone, then `go run ./cmd/report -splice -results
+# DIR -out ../BENCHMARKS.md` with floor.md in DIR, updates that section
+# only), bench/cmd/hotpath/RESULTS.md (instruction counts, commit against
+# commit, measured by hand with valgrind),
+# bench/deps/RESULTS.md,
 # bench/scale/RESULTS.md and RESULTS-<N>.md, bench/realserver/RESULTS.md
 # (a real kube-apiserver; skipped, saying so, without shared/kube-apiserver).
 #
@@ -81,6 +87,7 @@ echo "== building test binaries"
 go vet ./...
 go test -c -o "$results/client-go.test" ./clientgo
 go test -c -o "$results/informer.test" ./informer
+go test -c -o "$results/floor.test" ./floor
 go build -o "$results/footprint" ./cmd/footprint
 
 # Sample the load average every 15 s while the benchmarks run.
@@ -202,6 +209,17 @@ else
   cp "$results/realserver.md" realserver/RESULTS.md
   cp "$results/realserver.md.raw" realserver/RESULTS.md.raw
 fi
+
+echo "== the floor: in-memory workloads against a map and direct calls (bench/floor/measure.sh)"
+rm -f "$results/floor.md"
+if $quick; then
+  TEST_BINS="$PWD/$results" ROUNDS=1 QUICK=1 OUT="$PWD/$results/floor.md" floor/measure.sh >/dev/null
+else
+  TEST_BINS="$PWD/$results" floor/measure.sh >/dev/null
+  cp floor/RESULTS.md "$results/floor.md"
+fi
+
+cp cmd/hotpath/RESULTS.md "$results/hotpath.md"
 
 if [ -f deps/RESULTS.md ]; then
   cp deps/RESULTS.md "$results/deps.md"

@@ -25,6 +25,12 @@ func extraSections(results string, cg, ours samples) string {
 		b.WriteString(depsSection(string(deps)))
 	}
 	b.WriteString(clientSection(cg, ours))
+	if fl, err := os.ReadFile(filepath.Join(results, "floor.md")); err == nil {
+		b.WriteString(floorSection(string(fl)))
+	}
+	if hp, err := os.ReadFile(filepath.Join(results, "hotpath.md")); err == nil {
+		b.WriteString(hotpathSection(string(hp)))
+	}
 	if rs, err := os.ReadFile(filepath.Join(results, "realserver.md")); err == nil {
 		b.WriteString(realServerSection(string(rs)))
 	}
