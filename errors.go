@@ -3,6 +3,9 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 )
 
 // Sentinel errors. Match them with errors.Is: the library wraps them with
@@ -138,3 +141,47 @@ func (e *ObjectError) Error() string { return "informer: " + e.Op + ": " + e.Err
 
 // Unwrap returns the reason the object was rejected.
 func (e *ObjectError) Unwrap() error { return e.Err }
+
+// SourceError reports a failed Source call.
+type SourceError struct {
+	// Op is "list", "watch" or "watchlist".
+	Op string
+	// ResourceVersion is the version the call started from.
+	ResourceVersion string
+	Err             error
+}
+
+// Error describes the SourceError: "informer: list of the latest state:
+// ...", "informer: watch from resourceVersion "42": ...", "informer:
+// streaming list ..." for Op "watchlist".
+func (e *SourceError) Error() string {
+	what := e.Op
+	if what == "watchlist" {
+		what = "streaming list"
+	}
+	if e.ResourceVersion == "" {
+		return fmt.Sprintf("informer: %s of the latest state: %v", what, e.Err)
+	}
+	return fmt.Sprintf("informer: %s from resourceVersion %q: %v", what, e.ResourceVersion, e.Err)
+}
+
+// Unwrap returns the Source's error.
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// sourceError wraps a failed Source call, marking transport failures with
+// ErrTransport.
+func sourceError(op, rv string, err error) *SourceError {
+	if isTransport(err) && !errors.Is(err, ErrTransport) {
+		err = fmt.Errorf("%w: %w", ErrTransport, err)
+	}
+	return &SourceError{Op: op, ResourceVersion: rv, Err: err}
+}
+
+// isTransport reports whether err comes from the connection: a network
+// error, a reset, a body cut short.
+func isTransport(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}

@@ -1,7 +1,9 @@
 package informer
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -282,4 +284,88 @@ func renumber(m map[string]bucket, moved []int32) {
 			b[pos] = struct{}{}
 		}
 	}
+}
+
+// AddIndex adds a named index and indexes every object already stored. The
+// index is visible to readers once AddIndex returns successfully. If fn fails
+// for a stored object the index is not added and the error is an
+// *IndexError.
+func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
+	if fn == nil {
+		return fmt.Errorf("informer: AddIndex %q: nil IndexFunc", name)
+	}
+	ix.mu.Lock()
+	s := ix.set.Load()
+	if slices.Contains(s.names, name) {
+		ix.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrIndexExists, name)
+	}
+	// From here on, writers maintain the new index too.
+	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn)))
+	snaps := make([]indexSnap[T], 0, len(ix.items))
+	for _, sl := range ix.slots.s {
+		if sl.seq != 0 {
+			snaps = append(snaps, indexSnap[T]{sl.key, sl.obj, sl.seq})
+		}
+	}
+	ix.mu.Unlock()
+
+	// Compute the values of existing objects without the lock.
+	all, err := ix.indexValuesOf(name, snaps)
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	s = ix.set.Load()
+	i := -1
+	for j, n := range s.names {
+		if n == name {
+			i = j
+		}
+	}
+	if err != nil {
+		ix.set.Store(s.withReady(i, false))
+		return err
+	}
+	m := s.maps[i]
+	for k, sn := range snaps {
+		// An entry written since the snapshot was indexed by its writer; a
+		// deleted one must stay out.
+		pos, ok := ix.posOf(sn.key)
+		if !ok || ix.slots.s[pos].seq != sn.seq {
+			continue
+		}
+		addTo(m, all[k], pos)
+	}
+	ix.set.Store(s.withReady(i, true))
+	return nil
+}
+
+// indexSnap is an entry as AddIndex found it.
+type indexSnap[T Object] struct {
+	key string
+	obj T
+	seq uint64
+}
+
+// indexValuesOf computes the values of index name for every snapshot
+// entry, calling the index function without the lock. It stops early if
+// the index is gone.
+func (ix *Indexer[T]) indexValuesOf(name string, snaps []indexSnap[T]) ([][]string, error) {
+	var vals indexValues
+	all := make([][]string, len(snaps))
+	for k, sn := range snaps {
+		s := ix.set.Load()
+		i := len(s.names) - 1
+		for i >= 0 && s.names[i] != name {
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		if err := computeValue(&vals, s, i, sn.key, sn.obj); err != nil {
+			return all, err
+		}
+		all[k] = append([]string(nil), vals.of(0)...)
+	}
+	return all, nil
 }

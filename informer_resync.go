@@ -75,3 +75,23 @@ func (r *resyncer[T]) stop() {
 		r.timer = nil
 	}
 }
+
+// resync sends every cached object, as OnUpdate(obj, obj), to the listeners
+// whose resync period has come.
+func (inf *Informer[T]) resync(rs *resyncer[T]) {
+	due := rs.due(time.Now())
+	if len(due) == 0 {
+		return
+	}
+	for key, obj := range inf.ix.All() {
+		for _, l := range due {
+			l.mu.Lock()
+			l.pushLocked(key, notification[T]{old: obj, new: obj, kind: notifyUpdate})
+			l.mu.Unlock()
+		}
+	}
+	for _, l := range due {
+		l.signal()
+	}
+	rs.plan(inf.snapshotListeners(), time.Now())
+}

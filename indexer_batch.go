@@ -1,0 +1,121 @@
+package informer
+
+import (
+	"errors"
+)
+
+// applyBatch applies every delta of batch to the Indexer, in order (a
+// deletion deletes the key, any other delta stores its object), and
+// appends what each found to dst. When no index calls user code, the whole
+// batch is applied under one lock.
+func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []applyResult[T] {
+	if s := ix.set.Load(); !s.userFuncs() {
+		ix.mu.Lock()
+		if ix.set.Load() == s {
+			for _, kd := range batch {
+				for _, d := range kd.Deltas {
+					var res applyResult[T]
+					pos, ok := ix.posHinted(kd.Key, kd.cached)
+					switch {
+					case d.Type == DeltaDeleted:
+						if ok {
+							res.old, res.existed = ix.slots.s[pos].obj, true
+							for _, m := range s.maps {
+								removeOne(m, keyNamespace(kd.Key), pos)
+							}
+							ix.deleteLocked(s, kd.Key, pos)
+						}
+					case isNilAs(ix.ptr, d.Object):
+						res.err = ErrNilObject
+					default:
+						res.old, res.existed = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
+					}
+					dst = append(dst, res)
+				}
+			}
+			ix.mu.Unlock()
+			return dst
+		}
+		ix.mu.Unlock()
+	}
+	for _, kd := range batch {
+		for _, d := range kd.Deltas {
+			var res applyResult[T]
+			if d.Type == DeltaDeleted {
+				res.old, res.existed, res.err = ix.DeleteKey(kd.Key)
+			} else {
+				res.old, res.existed, res.err = ix.upsert(kd.Key, d.Object)
+			}
+			dst = append(dst, res)
+		}
+	}
+	return dst
+}
+
+// Replace swaps the whole content of the Indexer for items, atomically for
+// readers. Objects whose key or index values cannot be computed are left out
+// and reported in the returned error (errors.Join of each); the others are
+// stored. When several items have the same key, the last one is kept.
+func (ix *Indexer[T]) Replace(items []T) error {
+	var errs []error
+	for {
+		s := ix.set.Load()
+		fresh := make(map[string]ref, len(items))
+		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
+		maps := make([]map[string]bucket, len(s.maps))
+		for i := range maps {
+			maps[i] = map[string]bucket{}
+		}
+		var vals indexValues
+		errs = errs[:0]
+		for _, obj := range items {
+			key, err := keyOf(ix.keyFunc, obj)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := computeValues(&vals, s, key, obj); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r, dup := fresh[key]
+			pos := r.pos
+			if dup {
+				// A duplicate key: the later object wins.
+				var ov indexValues
+				_ = computeValues(&ov, s, key, ds.s[pos].obj) // succeeded just before
+				for i, m := range maps {
+					removeFrom(m, ov.of(i), pos)
+				}
+				ds.s[pos].obj = obj
+			} else {
+				pos = ds.add(key, obj, 1)
+				fresh[key] = ref{pos: pos}
+			}
+			for i, m := range maps {
+				addTo(m, vals.of(i), pos)
+			}
+		}
+		ix.mu.Lock()
+		if ix.set.Load() != s {
+			ix.mu.Unlock()
+			continue
+		}
+		ix.seq++ // even for an empty list: writers in progress must look again
+		for i := range ds.s {
+			ix.seq++
+			ds.s[i].seq = ix.seq
+		}
+		// Iterators running over the old slots finish over them: no writer
+		// changes them any more.
+		ix.items, ix.slots = fresh, ds
+		for i := range s.maps {
+			clear(s.maps[i])
+			for v, b := range maps[i] {
+				s.maps[i][v] = b
+			}
+		}
+		ix.mu.Unlock()
+		return errors.Join(errs...)
+	}
+}

@@ -1,0 +1,61 @@
+package informer
+
+// Relist marks: a DeltaFIFO feeding this Indexer marks the keys a relist
+// saw and the consumer has already applied, so that at its end it can tell
+// which cached keys the relist did not see without a set of the keys it did.
+
+// internKey returns the stored key equal to b, so callers can share it,
+// its relist mark, and its position (a hint for posHinted: positions change
+// when the slots are compacted or replaced).
+func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, ok bool) {
+	ix.mu.RLock()
+	r, ok := ix.items[string(b)]
+	if ok {
+		key = ix.slots.s[r.pos].key
+	}
+	ix.mu.RUnlock()
+	return key, r.mark, r.pos, ok
+}
+
+// posHinted is posOf with a hint: at, if positive, is a position + 1 where
+// key was stored lately (see internKey). The hint is taken when that slot
+// still holds key (an interned key compares by pointer; a hole's key is "",
+// which no key is), which saves the lookup by key; otherwise the key is
+// looked up. The caller holds the lock.
+func (ix *Indexer[T]) posHinted(key string, at int32) (int32, bool) {
+	if s := ix.slots.s; at > 0 && int(at) <= len(s) && s[at-1].key == key {
+		return at - 1, true
+	}
+	return ix.posOf(key)
+}
+
+// markOf returns key's relist mark, 0 if it is not stored.
+func (ix *Indexer[T]) markOf(key string) uint32 {
+	ix.mu.RLock()
+	r := ix.items[key]
+	ix.mu.RUnlock()
+	return r.mark
+}
+
+// setMark sets the relist mark of key, if it is stored.
+func (ix *Indexer[T]) setMark(key string, mark uint32) {
+	ix.mu.Lock()
+	if r, ok := ix.items[key]; ok && r.mark != mark {
+		r.mark = mark
+		ix.items[key] = r
+	}
+	ix.mu.Unlock()
+}
+
+// unmarked calls fn, under the read lock, with every stored key and object
+// whose relist mark is not mark. fn must not call into the Indexer.
+func (ix *Indexer[T]) unmarked(mark uint32, fn func(key string, obj T)) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	// In the order of the slots, as All: a map's order is random.
+	for _, sl := range ix.slots.s {
+		if sl.seq != 0 && ix.items[sl.key].mark != mark {
+			fn(sl.key, sl.obj)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// applyResult is what applying one delta to the cache found.
+type applyResult[T Object] struct {
+	old     T
+	existed bool
+	err     error
+}
+
+type keyedNote[T Object] struct {
+	key string
+	n   notification[T]
+	// unchanged marks an update from a relist that found the object at
+	// the resourceVersion the cache had: only listeners that asked for
+	// such confirmations (HandlerOptions.RelistUnchanged) get it.
+	unchanged bool
+}
+
+// processLoop pops deltas, applies them to the cache, and hands the
+// notifications to the listeners, until ctx ends.
+func (inf *Informer[T]) processLoop(ctx context.Context) {
+	buf := make([]KeyDeltas[T], 0, inf.opts.BatchSize)
+	rs := newResyncer[T]()
+	defer rs.stop()
+	rs.plan(inf.snapshotListeners(), time.Now())
+	for {
+		// What the reflector had read before this take: once a take finds
+		// the queue empty, all of it is in the cache.
+		readRV, lists := inf.refl.readProgress()
+		batch, initial, err := inf.fifo.take(buf[:0], inf.opts.BatchSize)
+		if err != nil {
+			return
+		}
+		if len(batch) == 0 && inf.isSynced {
+			inf.applied.set(readRV, lists)
+		}
+		if len(batch) == 0 {
+			inf.serveSnapshots(readRV)
+		}
+		if len(batch) > 0 {
+			inf.process(batch)
+			inf.fifo.done(batch, initial)
+			inf.checkSynced(false)
+			select {
+			case <-ctx.Done():
+				return
+			case <-inf.ctrl:
+				inf.admit(ctx, rs)
+			case <-rs.c():
+				inf.resync(rs)
+			default:
+			}
+			continue
+		}
+		if inf.checkSynced(true) {
+			inf.applied.set(readRV, lists) // a restored cache confirmed: it is at readRV
+		}
+		if !inf.waitForWork(ctx, rs, readRV) {
+			return
+		}
+	}
+}
+
+// waitForWork waits, with the queue found empty, until there may be work:
+// a delta queued, the reflector's version moved on, the queue synced, a
+// handler to admit or a resync due. It returns false when ctx ended.
+func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV string) bool {
+	var fifoSynced <-chan struct{}
+	if !inf.isSynced {
+		fifoSynced = inf.fifo.Synced()
+	}
+	// The reflector moves its version on just after the write that moved
+	// it; if it did since readRV, take again (what was written is in, or
+	// the queue wakes us), so that the applied version catches up.
+	// Otherwise its next move wakes the loop (Progress).
+	inf.idle.Store(true)
+	defer inf.idle.Store(false)
+	if inf.isSynced && inf.refl.LastSyncResourceVersion() != readRV {
+		return true
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-inf.fifo.ready:
+	case <-inf.progress:
+	case <-fifoSynced:
+	case <-inf.ctrl:
+		inf.admit(ctx, rs)
+	case <-rs.c():
+		inf.resync(rs)
+	case <-inf.snap.wake:
+	}
+	return true
+}
+
+func (inf *Informer[T]) snapshotListeners() []*listener[T] {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.listeners
+}
+
+// checkSynced marks the informer and its listeners synced once the queue
+// reports the first list processed, or a restored cache is confirmed
+// (empty: the take found the queue empty), and reports whether it did.
+func (inf *Informer[T]) checkSynced(empty bool) bool {
+	restored := inf.snap.restored && inf.restoredSynced(empty)
+	if inf.isSynced || !(restored || inf.fifo.HasSynced()) {
+		return false
+	}
+	inf.isSynced = true
+	close(inf.synced)
+	for _, l := range inf.snapshotListeners() {
+		l.markSynced()
+	}
+	return true
+}
+
+// process applies a batch to the cache, then hands its notifications out.
+func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
+	results := inf.ix.applyBatch(batch, inf.results[:0])
+	notes := inf.notes[:0]
+	r := 0
+	for _, kd := range batch {
+		for _, d := range kd.Deltas {
+			if inf.detect != nil {
+				inf.detectMutation(kd.Key, d, &results[r])
+			}
+			// The usual deltas, a watch's update of a cached key and the
+			// add of a new one, make their notes here (noteOf's cases,
+			// inlined for these); noteOf makes the others.
+			if res := &results[r]; res.err == nil && d.Type == DeltaUpdated && res.existed {
+				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}})
+			} else if res.err == nil && d.Type != DeltaDeleted && !res.existed {
+				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
+			} else if n, ok := inf.noteOf(&kd, d, res); ok {
+				notes = append(notes, n)
+			}
+			r++
+		}
+	}
+	if len(notes) > 0 {
+		inf.hand(notes)
+	}
+	clear(notes)
+	clear(results)
+	if cap(notes) > 64*inf.opts.BatchSize {
+		notes = nil // an outsized batch: do not keep its scratch
+	}
+	if cap(results) > 64*inf.opts.BatchSize {
+		results = nil
+	}
+	inf.notes, inf.results = notes[:0], results[:0]
+}
+
+// detectMutation checks the object that delta d of key replaced or
+// deleted in the cache against its copy, and records the new one.
+func (inf *Informer[T]) detectMutation(key string, d Delta[T], res *applyResult[T]) {
+	var err error
+	switch {
+	case d.Type == DeltaDeleted && res.existed:
+		err = inf.detect.removed(key)
+	case d.Type != DeltaDeleted && res.err == nil:
+		err = inf.detect.handedOver(key, d.Object)
+	}
+	if err != nil {
+		inf.report(err)
+	}
+}
+
+// noteOf is the notification of delta d of kd, which the cache applied with
+// result res; ok is false when there is none (a failure, reported, or the
+// deletion of a key the cache did not hold).
+func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]) (keyedNote[T], bool) {
+	if res.err != nil {
+		inf.report(res.err)
+	}
+	if d.Type == DeltaDeleted {
+		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}}, res.existed
+	}
+	if res.err != nil || inf.snap.replaying && inf.replayed(kd, d, res) {
+		return keyedNote[T]{}, false
+	}
+	if !res.existed {
+		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}}, true
+	}
+	if kd.fromBulk {
+		// A bulk is a first list into an empty cache: the key was already
+		// in the same list.
+		inf.report(&ObjectError{Op: "list", Err: fmt.Errorf("%w: %q (the later object is kept)", ErrDuplicateKey, kd.Key)})
+	}
+	// A relist's object at the version the key had just before it is a
+	// confirmation: the version in the cache, or the one an earlier delta of
+	// this batch gave it (a watch event, or another relist queued while the
+	// loop was behind).
+	unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
+	if unchanged && inf.snap.replaying && !inf.snap.trusted.Load() {
+		unchanged = sameState(res.old, d.Object)
+	}
+	return keyedNote[T]{kd.Key, notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged}, true
+}
+
+// hand hands notes to every listener: those that asked for a relist's
+// confirmations get them too.
+func (inf *Informer[T]) hand(notes []keyedNote[T]) {
+	for _, l := range inf.snapshotListeners() {
+		l.mu.Lock()
+		for i := range notes {
+			if notes[i].unchanged && !l.relistUnchanged {
+				continue
+			}
+			l.pushLocked(notes[i].key, notes[i].n)
+		}
+		l.mu.Unlock()
+		l.signal()
+	}
+}
+
+// sameVersion reports whether a and b carry the same, non-empty
+// resourceVersion: the same state of the object.
+func sameVersion[T Object](a, b T) bool {
+	rv := a.GetResourceVersion()
+	return rv != "" && rv == b.GetResourceVersion()
+}
