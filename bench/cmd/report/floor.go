@@ -75,8 +75,8 @@ func times(a, b float64) string {
 	switch {
 	case a == 0 && b == 0:
 		return "= (both 0)"
-	case b == 0:
-		return "— (÷ 0)"
+	case b == 0 || b < 1e-3 && a > 1e3*b:
+		return "— (÷ ≈0)" // a count of nearly none, as a floor's allocations
 	}
 	return fmt.Sprintf("%.2f×", a/b)
 }
