@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	prom "github.com/prometheus/client_golang/prometheus"
 )
 
@@ -20,6 +21,9 @@ type informerCollectors struct {
 	latency  *prom.HistogramVec
 	panics   *prom.CounterVec
 	gauges   *stateGauges
+	objects  *prom.CounterVec
+	bytes    *prom.CounterVec
+	failures *prom.CounterVec
 }
 
 func newInformerCollectors() informerCollectors {
@@ -34,11 +38,14 @@ func newInformerCollectors() informerCollectors {
 		latency:  prom.NewHistogramVec(prom.HistogramOpts{Name: "informer_processing_latency_seconds", Help: "How long a handler takes to process a notification (sampled)", Buckets: durationBuckets}, handler),
 		panics:   prom.NewCounterVec(prom.CounterOpts{Name: "informer_handler_panics_total", Help: "Panics recovered from a handler"}, handler),
 		gauges:   &stateGauges{},
+		objects:  prom.NewCounterVec(prom.CounterOpts{Name: "informer_decoded_objects_total", Help: "Objects decoded by the source, by operation"}, []string{"name", "op"}),
+		bytes:    prom.NewCounterVec(prom.CounterOpts{Name: "informer_decoded_bytes_total", Help: "Bytes of response bodies decoded by the source, by operation"}, []string{"name", "op"}),
+		failures: prom.NewCounterVec(prom.CounterOpts{Name: "informer_decode_failures_total", Help: "Lists and watch events the source could not decode, by operation"}, []string{"name", "op"}),
 	}
 }
 
 func (c informerCollectors) all() []prom.Collector {
-	return []prom.Collector{c.events, c.skipped, c.lists, c.items, c.restarts, c.latency, c.panics, c.gauges}
+	return []prom.Collector{c.events, c.skipped, c.lists, c.items, c.restarts, c.latency, c.panics, c.gauges, c.objects, c.bytes, c.failures}
 }
 
 // Informer returns the callbacks of the informer called name, for its
@@ -77,6 +84,21 @@ func (m *Metrics) Informer(name string) informer.Metrics {
 			c.latency.WithLabelValues(name, handler).Observe(d.Seconds())
 		},
 		HandlerPanic: func(handler string) { c.panics.WithLabelValues(name, handler).Inc() },
+	}
+}
+
+// Source returns the callbacks of a Kubernetes Source (source/kube's
+// Options.Metrics) of the informer called name:
+// informer_decoded_objects_total{op}, informer_decoded_bytes_total{op}
+// and informer_decode_failures_total{op}, op "list" or "watch".
+func (m *Metrics) Source(name string) kubesrc.Metrics {
+	c := &m.informer
+	return kubesrc.Metrics{
+		Decoded: func(op string, objects int, bytes int64) {
+			c.objects.WithLabelValues(name, op).Add(float64(objects))
+			c.bytes.WithLabelValues(name, op).Add(float64(bytes))
+		},
+		DecodeFailed: func(op string) { c.failures.WithLabelValues(name, op).Inc() },
 	}
 }
 

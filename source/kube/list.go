@@ -57,6 +57,11 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		return informer.Page[T]{}, s.explainNotFound(ctx, s.ctxError(ctx, "list", err))
 	}
 	defer body.Close()
+	var cnt *counter
+	if s.opts.Metrics.set() {
+		cnt = &counter{r: body.Reader}
+		body.Reader = cnt
+	}
 	hint := int(min(limit, 4096))
 	var page informer.Page[T]
 	var echo string
@@ -68,6 +73,13 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		d := kubewire.ListDecoder[T]{NewObj: s.newObj, MaxObject: s.opts.MaxObjectBytes, MaxTotal: s.opts.MaxResponseBytes, Res: s.name, Kinds: s.kinds, Share: s.sharedFor(ctx)}
 		page, err = d.Decode(body, hint)
 		echo = d.ShardEcho
+	}
+	if cnt != nil {
+		if err != nil {
+			s.opts.Metrics.decodeFailed("list", err)
+		} else if s.opts.Metrics.Decoded != nil {
+			s.opts.Metrics.Decoded("list", len(page.Items), cnt.n)
+		}
 	}
 	if err != nil {
 		return informer.Page[T]{}, s.ctxError(ctx, "list", err)

@@ -181,6 +181,9 @@ type Options struct {
 	// against the Go type name of T (see Resource.Kind), for a T whose
 	// name is not its Kind; a Resource.Kind, when set, is checked anyway.
 	DisableKindCheck bool
+	// Metrics receives the objects and bytes decoded and the decode
+	// failures; its zero value measures nothing.
+	Metrics Metrics
 
 	// UserAgent, when set, is sent as the User-Agent of every request
 	// instead of the client's default.

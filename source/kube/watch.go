@@ -72,6 +72,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (info
 		body:   body,
 		name:   s.name,
 	}
+	if s.opts.Metrics.set() {
+		w.metrics = &s.opts.Metrics
+		w.cnt = &counter{r: body.Reader}
+		body.Reader = w.cnt
+	}
 	w.dec = kubewire.NewEventDecoder(body, f == kubewire.FormatProtobuf, s.newObj, s.protoDecodeFor(ctx), s.opts.MaxObjectBytes, s.name, s.path, opts.SendInitialEvents, s.kinds, s.sharedFor(ctx))
 	if s.shard != nil {
 		return &shardWatcher[T]{Watcher: w, f: s.shard}, nil
@@ -86,6 +91,10 @@ type watcher[T informer.Object] struct {
 	body   io.Closer
 	name   string
 	dec    kubewire.EventDecoder[T]
+
+	metrics *Metrics // nil when none is set
+	cnt     *counter
+	counted int64 // cnt.n at the last event
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -115,6 +124,9 @@ func (w *watcher[T]) Next() (informer.Event[T], error) {
 		return informer.Event[T]{}, io.EOF
 	}
 	ev, err := w.dec.Next()
+	if w.metrics != nil {
+		w.measure(ev, err)
+	}
 	if err != nil && err != io.EOF {
 		if w.closed.Load() {
 			return informer.Event[T]{}, io.EOF
