@@ -133,8 +133,10 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 			}
 			// The usual deltas, a watch's update of a cached key and the
 			// add of a new one, make their notes here (noteOf's cases,
-			// inlined for these); noteOf makes the others.
-			if res := &results[r]; res.err == nil && d.Type == DeltaUpdated && res.existed {
+			// inlined for these); noteOf makes the others, and the
+			// updates while a restored cache may be replayed (it leaves
+			// the replay out).
+			if res := &results[r]; res.err == nil && d.Type == DeltaUpdated && res.existed && !inf.snap.replaying {
 				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}})
 			} else if res.err == nil && d.Type != DeltaDeleted && !res.existed {
 				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})

@@ -20,7 +20,7 @@ func snapshotAfter(t *testing.T, src *memory.Source[*item]) []byte {
 	t.Helper()
 	inf := informer.New(src, quiet[*item](t, nil))
 	stop := runInformer(t, inf)
-	if err := inf.WaitForSync(t.Context()); err != nil {
+	if err := waitSynced(t, inf); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -117,7 +117,7 @@ func TestRestoreWithinHistory(t *testing.T) {
 		if hl := inf.Health(); !hl.Unconfirmed || hl.Healthy() {
 			t.Errorf("health before confirmation: %v", hl)
 		}
-		if err := inf.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
 		if n := src.ListCalls() - lists; n != 0 {
@@ -153,7 +153,7 @@ func TestRestoreExpired(t *testing.T) {
 		lists := src.ListCalls()
 		inf, h, errs := restored(t, src, snap, informer.Options[*item]{})
 		runInformer(t, inf)
-		if err := inf.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
@@ -191,7 +191,7 @@ func TestRestoreAfterServerLostHistory(t *testing.T) {
 		src.Create(newItem("ns", "c", "v2")) // at 2
 		inf, h, _ := restored(t, src, snap, informer.Options[*item]{})
 		runInformer(t, inf)
-		if err := inf.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
@@ -214,7 +214,7 @@ func TestRestoreServeRestored(t *testing.T) {
 		inf, _, _ := restored(t, src, snap, informer.Options[*item]{ServeRestored: true})
 		start := time.Now()
 		runInformer(t, inf)
-		if err := inf.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
 		hl := inf.Health()
@@ -256,7 +256,7 @@ func TestRestoreBadSnapshots(t *testing.T) {
 			}
 			lists := src.ListCalls()
 			stop := runInformer(t, inf)
-			if err := inf.WaitForSync(t.Context()); err != nil {
+			if err := waitSynced(t, inf); err != nil {
 				t.Fatal(err)
 			}
 			if n := src.ListCalls() - lists; n != 1 || inf.Health().Unconfirmed {
@@ -295,7 +295,7 @@ func TestSnapshotFileAtShutdown(t *testing.T) {
 		src := threeItems()
 		inf, _, _ := restored(t, src, nil, informer.Options[*item]{Snapshot: informer.SnapshotOptions{Path: path}})
 		stop := runInformer(t, inf)
-		if err := inf.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
 		src.Update(newItem("ns", "a", "v2"))
@@ -307,7 +307,7 @@ func TestSnapshotFileAtShutdown(t *testing.T) {
 		lists := src.ListCalls()
 		inf2, h, _ := restored(t, src, nil, informer.Options[*item]{Snapshot: informer.SnapshotOptions{Path: path}})
 		runInformer(t, inf2)
-		if err := inf2.WaitForSync(t.Context()); err != nil {
+		if err := waitSynced(t, inf2); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
@@ -333,4 +333,12 @@ func mapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// waitSynced waits for inf's sync for at most a minute (of the bubble's
+// time, in synctest): a restore that never syncs fails instead of hanging.
+func waitSynced(t *testing.T, inf *informer.Informer[*item]) error {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	return inf.WaitForSync(ctx)
 }
