@@ -37,7 +37,7 @@ func ExampleMetrics() {
 	informer.WaitForCacheSync(ctx, inf, reg)
 	src.Create(&Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w2"}})
 	<-seen
-	fmt.Println("lists:", lists.Load(), "listed objects:", items.Load(), "added events:", adds.Load(), "cached:", inf.Indexer().Len())
+	fmt.Println("lists:", lists.Load(), "listed objects:", items.Load(), "added events:", adds.Load(), "cached:", inf.Lister().Len())
 	// Output:
 	// list: initial
 	// lists: 1 listed objects: 1 added events: 1 cached: 2

@@ -229,8 +229,8 @@ func TestGuarantee4HasSynced(t *testing.T) {
 		if err := inf.WaitForSync(ctx); err != nil { // waits through the backoff, no polling
 			t.Fatal(err)
 		}
-		if inf.Indexer().Len() != 10 {
-			t.Fatalf("synced with %d objects cached, want 10", inf.Indexer().Len())
+		if inf.Lister().Len() != 10 {
+			t.Fatalf("synced with %d objects cached, want 10", inf.Lister().Len())
 		}
 		synctest.Wait()
 		if reg.HasSynced() {

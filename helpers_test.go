@@ -112,7 +112,7 @@ func checkOrder(t *testing.T, recs []rec) {
 // cacheState returns the informer's cache as key → data.
 func cacheState(inf *informer.Informer[*item]) map[string]string {
 	m := map[string]string{}
-	for k, o := range inf.Indexer().All() {
+	for k, o := range inf.Lister().All() {
 		m[k] = o.Data
 	}
 	return m

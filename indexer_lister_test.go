@@ -90,8 +90,8 @@ func TestLister(t *testing.T) {
 					if got := sortedObjKeys(t, l.List(tt.selector)); !slices.Equal(got, want) {
 						t.Errorf("List(%s) = %q, want %q", desc, got, want)
 					}
-					if got := sortedObjKeys(t, slices.Collect(l.Seq(tt.selector))); !slices.Equal(got, want) {
-						t.Errorf("Seq(%s) = %q, want %q", desc, got, want)
+					if got := sortedObjKeys(t, slices.Collect(l.ListSeq(tt.selector))); !slices.Equal(got, want) {
+						t.Errorf("ListSeq(%s) = %q, want %q", desc, got, want)
 					}
 				}
 			})
@@ -117,9 +117,9 @@ func TestLister(t *testing.T) {
 					if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 						t.Errorf("Namespace(%q).List(%v) = %q, want %q", tt.ns, tt.selector, got, tt.want)
 					}
-					got = sortedObjKeys(t, slices.Collect(nl.Seq(tt.selector)))
+					got = sortedObjKeys(t, slices.Collect(nl.ListSeq(tt.selector)))
 					if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
-						t.Errorf("Namespace(%q).Seq(%v) = %q, want %q", tt.ns, tt.selector, got, tt.want)
+						t.Errorf("Namespace(%q).ListSeq(%v) = %q, want %q", tt.ns, tt.selector, got, tt.want)
 					}
 				}
 				if n := len(l.Namespace("bulk").List(nil)); n != 150 {
@@ -127,7 +127,7 @@ func TestLister(t *testing.T) {
 				}
 				// Breaking out of Seq early.
 				n := 0
-				for range l.Namespace("bulk").Seq(nil) {
+				for range l.Namespace("bulk").ListSeq(nil) {
 					n++
 					if n == 70 {
 						break

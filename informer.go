@@ -98,10 +98,6 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 	return inf
 }
 
-// Indexer returns the cache. Read it freely; writing to it directly breaks
-// the informer's guarantees.
-func (inf *Informer[T]) Indexer() *Indexer[T] { return inf.ix }
-
 // Lister returns a read-only view of the cache.
 func (inf *Informer[T]) Lister() Lister[T] { return NewLister(inf.ix) }
 

@@ -476,7 +476,7 @@ func TestAddIndexWhileRunning(t *testing.T) {
 		<-done
 		synctest.Wait()
 		for _, c := range colors {
-			keys, err := inf.Indexer().IndexKeys("color", c)
+			keys, err := inf.Lister().IndexKeys("color", c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -56,7 +56,7 @@ func TestKeyedSourceKeysTheCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				if _, ok := inf.Lister().Get(tc.want); !ok {
-					t.Errorf("no %q in the cache; keys %v", tc.want, inf.Indexer().Keys())
+					t.Errorf("no %q in the cache; keys %v", tc.want, inf.Lister().Keys())
 				}
 				cancel()
 				synctest.Wait()

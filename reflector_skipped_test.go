@@ -147,7 +147,7 @@ func TestWaitForVersionAfterASkippedChange(t *testing.T) {
 		synctest.Wait()
 		select {
 		case err := <-done:
-			_, has := inf.Indexer().Get("ns/k1")
+			_, has := inf.Lister().Get("ns/k1")
 			t.Fatalf("WaitForResourceVersion(%s) returned %v before the repair; the cache has deleted ns/k1: %v", want, err, has)
 		default:
 		}
@@ -164,7 +164,7 @@ func TestWaitForVersionAfterASkippedChange(t *testing.T) {
 		default:
 			t.Fatalf("WaitForResourceVersion(%s) still waits after the repair (applied %q)", want, inf.AppliedResourceVersion())
 		}
-		if _, has := inf.Indexer().Get("ns/k1"); has {
+		if _, has := inf.Lister().Get("ns/k1"); has {
 			t.Error("the cache still has deleted ns/k1")
 		}
 	})
@@ -285,7 +285,7 @@ func TestSkippedChangeWhileTheRelistFails(t *testing.T) {
 		if h := inf.Health(); !h.Healthy() || h.SkippedEvents != 0 {
 			t.Errorf("after the lists work again: Health %s, want healthy", h)
 		}
-		if _, has := inf.Indexer().Get("ns/k1"); has {
+		if _, has := inf.Lister().Get("ns/k1"); has {
 			t.Error("the cache still has deleted ns/k1")
 		}
 	})

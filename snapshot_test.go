@@ -251,8 +251,8 @@ func TestRestoreBadSnapshots(t *testing.T) {
 			if _, err := inf.Restore(bytes.NewReader(c.in)); !errors.Is(err, c.err) {
 				t.Errorf("%s: %v, want %v", c.name, err, c.err)
 			}
-			if inf.Indexer().Len() != 0 {
-				t.Errorf("%s: %d objects in the cache", c.name, inf.Indexer().Len())
+			if inf.Lister().Len() != 0 {
+				t.Errorf("%s: %d objects in the cache", c.name, inf.Lister().Len())
 			}
 			lists := src.ListCalls()
 			stop := runInformer(t, inf)

@@ -375,7 +375,7 @@ func runScenario(t *testing.T, st stack, sc scenario) {
 		f := d.put(key, i%2 == 0, i, !present[key])
 		present[key] = true
 		fig.writes = append(fig.writes, waitFor("a single write"))
-		if got, ok := inf.Indexer().Get(key); !ok || *got != f {
+		if got, ok := inf.Lister().Get(key); !ok || *got != f {
 			t.Errorf("after WaitForResourceVersion(%d), the cache has %s = %+v, want %+v", f.Version, key, got, f)
 		}
 	}
@@ -430,7 +430,7 @@ func checkConverged(t *testing.T, d *driver, inf *informer.Informer[*Flag], rec 
 		want[f.Key] = f
 	}
 	cache := map[string]Flag{}
-	for _, f := range inf.Indexer().List() {
+	for _, f := range inf.Lister().List(nil) {
 		cache[f.Key] = *f
 	}
 	// The cache is updated before handlers are told (guarantee 2): give

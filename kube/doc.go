@@ -44,7 +44,7 @@
 //
 // Client[T] reads and writes one resource, with the same transport,
 // decoders and rate limiter as a source/kube Source: NewClient[T](cfg, res, ClientOptions{}), or
-// typed.NewClient(factory, descriptor) to share a factory's connection
+// typed.NewClient(factory, descriptor, opts) to share a factory's connection
 // pool, credentials and rate limiter with its informers. Get and List
 // (and All, page by page) read from the server; Create, Update,
 // UpdateStatus, Patch (JSON merge, JSON patch, strategic merge for

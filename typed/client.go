@@ -11,16 +11,13 @@ import (
 // and watches of its informers are paced together, and a Retry-After
 // answered to either holds back both.
 //
-// opts, optional, sets the Client's field manager, retries and size
+// opts (its zero value for the defaults) sets the Client's field manager, retries and size
 // limit; its HTTPClient and RateLimiter are the factory's. Unless opts
 // sets them, the Client asks for the encoding of the factory's informers
 // (FactoryOptions.Kube.ContentType, and res.Protobuf) and sends their
 // User-Agent. It sends nothing yet.
-func NewClient[T informer.Object](f *Factory, res Resource[T], opts ...kube.ClientOptions) (*kube.Client[T], error) {
-	var o kube.ClientOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+func NewClient[T informer.Object](f *Factory, res Resource[T], opts kube.ClientOptions) (*kube.Client[T], error) {
+	o := opts
 	o.HTTPClient, o.RateLimiter = f.client, f.limiter
 	if o.ContentType == kube.ContentTypeAuto {
 		o.ContentType = f.opts.Kube.ContentType

@@ -46,7 +46,7 @@ func TestIntegrationFactoryClient(t *testing.T) {
 	}
 	defer f.Shutdown()
 	ctx := t.Context()
-	ref, err := typed.Informer(f, configMaps)
+	ref, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestIntegrationFactoryClient(t *testing.T) {
 	if err := ref.Informer().WaitForResourceVersion(ctx, last.ResourceVersion); err != nil {
 		t.Fatal(err)
 	}
-	lister, _ := ref.Lister().Namespace(ns)
+	lister := ref.Lister().Namespace(ns)
 	if cm, ok := lister.Get("w-3"); !ok || cm.Data["i"] != "3" {
 		t.Errorf("the informer's cache after WaitForResourceVersion: %v", cm)
 	}

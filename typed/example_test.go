@@ -10,6 +10,7 @@ import (
 	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -27,8 +28,8 @@ func Example() {
 	}
 	defer f.Shutdown()
 	// With typed/builtin: typed.Informer(f, builtin.Pods()).
-	cms, _ := typed.Informer(f, configMaps)
-	nss, _ := typed.Informer(f, namespaces)
+	cms, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
+	nss, _ := typed.Informer(f, namespaces, typed.Options[*Namespace]{})
 	reg, _ := cms.Informer().AddHandler(informer.HandlerFuncs[*ConfigMap]{
 		AddFunc: func(cm *ConfigMap, _ bool) { fmt.Println("configmap", cm.Name) },
 	}, informer.HandlerOptions{})
@@ -37,10 +38,10 @@ func Example() {
 		log.Fatal(err) // says which informer did not sync, and why
 	}
 	informer.WaitForCacheSync(ctx, reg) // the handler has seen the initial list
-	defaults, _ := cms.Lister().Namespace("default")
+	defaults := cms.Lister().Namespace("default")
 	fmt.Println(len(defaults.List(labels.Everything())), "configmaps;", len(nss.Lister().List(nil)), "namespaces")
-	if _, err := nss.Lister().Namespace("default"); err != nil {
-		fmt.Println(err) // namespaces are cluster-scoped
+	if !nss.Lister().Namespaced() {
+		fmt.Println("namespaces are cluster-scoped")
 	}
 }
 
@@ -52,10 +53,10 @@ func Example_metadata() {
 	f, _ := typed.NewFactory(cfg, typed.FactoryOptions{})
 	defer f.Shutdown()
 	secrets := typed.Resource[*ConfigMap]{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
-	meta, _ := typed.Informer(f, typed.Metadata(secrets)) // no secret data is ever fetched
+	meta, _ := typed.Informer(f, typed.Metadata(secrets), typed.Options[*metav1.PartialObjectMetadata]{}) // no secret data is ever fetched
 	f.Start(ctx)
 	meta.WaitForSync(ctx)
-	for m := range meta.Lister().Seq(nil) {
+	for m := range meta.Lister().ListSeq(nil) {
 		fmt.Println(m.Namespace+"/"+m.Name, m.Labels)
 	}
 }
@@ -72,10 +73,10 @@ func Example_dynamic() {
 	}
 	f, _ := typed.NewFactory(cfg, typed.FactoryOptions{})
 	defer f.Shutdown()
-	dyn, _ := typed.Informer(f, deploy.Dynamic())
+	dyn, _ := typed.Informer(f, deploy.Dynamic(), typed.Options[*unstructured.Unstructured]{})
 	f.Start(ctx)
 	dyn.WaitForSync(ctx)
-	for u := range dyn.Lister().Seq(nil) {
+	for u := range dyn.Lister().ListSeq(nil) {
 		fmt.Println(u.GetKind(), u.GetNamespace()+"/"+u.GetName())
 	}
 }
@@ -87,8 +88,8 @@ func ExampleNewClient() {
 	cfg, _ := kube.Default()
 	f, _ := typed.NewFactory(cfg, typed.FactoryOptions{Namespace: "default"})
 	defer f.Shutdown()
-	cms, _ := typed.Informer(f, configMaps)
-	// With typed/builtin: typed.NewClient(f, builtin.ConfigMaps()), in protobuf.
+	cms, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
+	// With typed/builtin: typed.NewClient(f, builtin.ConfigMaps(), opts), in protobuf.
 	client, err := typed.NewClient(f, configMaps, kube.ClientOptions{FieldManager: "my-controller"})
 	if err != nil {
 		log.Fatal(err)
@@ -109,7 +110,7 @@ func ExampleNewClient() {
 	if err := cms.Informer().WaitForResourceVersion(ctx, written.ResourceVersion); err != nil {
 		log.Fatal(err)
 	}
-	cached, _ := cms.Lister().Namespace("default")
+	cached := cms.Lister().Namespace("default")
 	app, _ := cached.Get("app")
 	fmt.Println(app.Data["color"])
 }

@@ -307,11 +307,8 @@ func (r *Ref[T]) Release() {
 // next Start (at once if the factory has started). It fails with
 // ErrShutDown after Shutdown, and with a kube.ErrInvalidConfig error for a
 // bad resource or selector.
-func Informer[T informer.Object](f *Factory, res Resource[T], opts ...Options[T]) (*Ref[T], error) {
-	var o Options[T]
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+func Informer[T informer.Object](f *Factory, res Resource[T], opts Options[T]) (*Ref[T], error) {
+	o := opts
 	ns := f.opts.Namespace
 	switch {
 	case !res.Namespaced:

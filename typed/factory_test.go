@@ -28,7 +28,11 @@ func quietOpts() typed.FactoryOptions {
 // mustInformer is typed.Informer that fails the test on an error.
 func mustInformer[T informer.Object](t *testing.T, f *typed.Factory, res typed.Resource[T], opts ...typed.Options[T]) *typed.Ref[T] {
 	t.Helper()
-	ref, err := typed.Informer(f, res, opts...)
+	var o typed.Options[T]
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ref, err := typed.Informer(f, res, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +412,7 @@ func TestFactoryShutdown(t *testing.T) {
 		if f.Len() != 0 {
 			t.Errorf("Len %d after Shutdown", f.Len())
 		}
-		if _, err := typed.Informer(f, gadgets); !errors.Is(err, typed.ErrShutDown) {
+		if _, err := typed.Informer(f, gadgets, typed.Options[*Gadget]{}); !errors.Is(err, typed.ErrShutDown) {
 			t.Errorf("Informer after Shutdown: %v, want ErrShutDown", err)
 		}
 		ref.Release() // after Shutdown: nothing to do, and no hang
@@ -416,8 +420,8 @@ func TestFactoryShutdown(t *testing.T) {
 }
 
 // TestFactoryClusterScoped: a cluster-scoped resource ignores the factory's
-// namespace, refuses one asked for (ErrClusterScoped), and its Lister
-// refuses Namespace.
+// namespace, refuses one asked for (ErrClusterScoped), and its Lister says
+// it is not namespaced.
 func TestFactoryClusterScoped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		api := newFakeAPI(gadgetState{"a", "g1", "red", "web"}, gadgetState{"b", "g2", "red", "web"})
@@ -440,15 +444,15 @@ func TestFactoryClusterScoped(t *testing.T) {
 		if got := cachedNames(ref.Lister()); got != "g1,g2" {
 			t.Errorf("cached %q, want g1,g2", got)
 		}
-		if _, err := ref.Lister().Namespace("a"); !errors.Is(err, typed.ErrClusterScoped) {
-			t.Errorf("Lister.Namespace of a cluster-scoped resource: %v, want ErrClusterScoped", err)
+		if ref.Lister().Namespaced() {
+			t.Error("the Lister of a cluster-scoped resource says it is namespaced")
 		}
 		nsRef := mustInformer(t, f, gadgets)
 		if err := nsRef.WaitForSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if l, err := nsRef.Lister().Namespace("a"); err != nil || len(l.List(nil)) != 1 {
-			t.Errorf("Lister.Namespace of a namespaced resource: %v", err)
+		if l := nsRef.Lister(); !l.Namespaced() || len(l.Namespace("a").List(nil)) != 1 {
+			t.Errorf("Lister of a namespaced resource: Namespaced %v, namespace a lists %d; want true, 1", l.Namespaced(), len(l.Namespace("a").List(nil)))
 		}
 	})
 }
@@ -480,10 +484,10 @@ func TestFactoryIndexersAndOnErrorPerCaller(t *testing.T) {
 		syncAll(t, ctx, f)
 		second := mustInformer(t, f, gadgets, typed.Options[*Gadget]{Namespace: "a", Indexers: map[string]informer.IndexFunc[*Gadget]{"color": byApp, "app": byApp}})
 		for _, r := range []*typed.Ref[*Gadget]{first, second} {
-			if got, err := r.Informer().Indexer().ByIndex("color", "red"); err != nil || len(got) != 1 || got[0].Name != "g1" {
+			if got, err := r.Informer().Lister().ByIndex("color", "red"); err != nil || len(got) != 1 || got[0].Name != "g1" {
 				t.Errorf("ByIndex(color, red): %v, %v; want g1 (the first function kept)", got, err)
 			}
-			if got, err := r.Informer().Indexer().ByIndex("app", "db"); err != nil || len(got) != 1 || got[0].Name != "g2" {
+			if got, err := r.Informer().Lister().ByIndex("app", "db"); err != nil || len(got) != 1 || got[0].Name != "g2" {
 				t.Errorf("ByIndex(app, db): %v, %v; want g2 (the later caller's index)", got, err)
 			}
 		}

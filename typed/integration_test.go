@@ -150,11 +150,11 @@ func TestIntegrationFactorySharesStartsReleasesAndShutsDown(t *testing.T) {
 	before := runtime.NumGoroutine()
 
 	f, wc, client := newFactoryClient(t, typed.FactoryOptions{Namespace: "typed-a"})
-	a, err := typed.Informer(f, configMaps)
+	a, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := typed.Informer(f, configMaps)
+	b, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	if a.Informer() != b.Informer() || f.Len() != 1 {
 		t.Fatalf("two asks for one resource made %d informers", f.Len())
 	}
@@ -171,21 +171,20 @@ func TestIntegrationFactorySharesStartsReleasesAndShutsDown(t *testing.T) {
 	if _, ok := a.Lister().Get("typed-a/one"); !ok {
 		t.Fatal("one not cached")
 	}
-	nsl, err := a.Lister().Namespace("typed-a")
-	if err != nil || len(nsl.List(nil)) != 1 {
-		t.Fatalf("namespace lister: %v", err)
+	if n := len(a.Lister().Namespace("typed-a").List(nil)); n != 1 {
+		t.Fatalf("namespace lister: %d objects, want 1", n)
 	}
 	cmPath := "/api/v1/namespaces/typed-a/configmaps"
 	eventually(t, "two watches", func() bool { return wc.openOn(cmPath) == 2 })
 
 	// A third informer after Start: Start again starts it alone.
-	ns, _ := typed.Informer(f, namespaces)
+	ns, _ := typed.Informer(f, namespaces, typed.Options[*Namespace]{})
 	f.Start(ctx)
 	if err := ns.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ns.Lister().Namespace("typed-a"); !errors.Is(err, typed.ErrClusterScoped) {
-		t.Fatalf("Namespace on a cluster-scoped lister: %v", err)
+	if l := ns.Lister(); l.Namespaced() || len(l.Namespace("typed-a").List(nil)) != 0 {
+		t.Fatalf("a cluster-scoped lister: Namespaced %v, namespace typed-a lists %d; want false, 0", l.Namespaced(), len(l.Namespace("typed-a").List(nil)))
 	}
 	if _, ok := ns.Lister().Get("typed-a"); !ok {
 		t.Fatal("namespace typed-a not cached")
@@ -208,7 +207,7 @@ func TestIntegrationFactorySharesStartsReleasesAndShutsDown(t *testing.T) {
 	}
 
 	f.Shutdown()
-	if _, err := typed.Informer(f, configMaps); !errors.Is(err, typed.ErrShutDown) {
+	if _, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{}); !errors.Is(err, typed.ErrShutDown) {
 		t.Fatalf("Informer after Shutdown: %v", err)
 	}
 	if n := wc.openOn(cmPath) + wc.openOn("/api/v1/namespaces"); n != 0 {
@@ -234,8 +233,8 @@ func TestIntegrationManagedFieldsDroppedByDefault(t *testing.T) {
 	defer cancel()
 	for _, keep := range []bool{false, true} {
 		f, _ := newFactory(t, typed.FactoryOptions{Namespace: "typed-mf", KeepManagedFields: keep})
-		ref, _ := typed.Informer(f, configMaps)
-		u, _ := typed.Informer(f, typed.Metadata(configMaps))
+		ref, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
+		u, _ := typed.Informer(f, typed.Metadata(configMaps), typed.Options[*metav1.PartialObjectMetadata]{})
 		f.Start(ctx)
 		if _, err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
@@ -260,7 +259,7 @@ func TestIntegrationUnknownResourceDoesNotHoldBackOthers(t *testing.T) {
 	if _, err := typed.Informer(f, bogus, typed.Options[*unstructured.Unstructured]{OnError: func(error) { reported.Add(1) }}); err != nil {
 		t.Fatal(err)
 	}
-	good, _ := typed.Informer(f, configMaps)
+	good, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	f.Start(t.Context())
@@ -326,11 +325,11 @@ func TestIntegrationDiscoveryAndDynamicCRD(t *testing.T) {
 	})
 	f, _ := newFactory(t, typed.FactoryOptions{})
 	defer f.Shutdown()
-	dyn, err := typed.Informer(f, gz.Dynamic())
+	dyn, err := typed.Informer(f, gz.Dynamic(), typed.Options[*unstructured.Unstructured]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, _ := typed.Informer(f, gz.Metadata())
+	meta, _ := typed.Informer(f, gz.Metadata(), typed.Options[*metav1.PartialObjectMetadata]{})
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	f.Start(sctx)
@@ -390,8 +389,8 @@ func TestIntegrationForbiddenResourceDoesNotHoldBackOthers(t *testing.T) {
 	}
 	defer f.Shutdown()
 	secrets := typed.Resource[*ConfigMap]{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
-	typed.Informer(f, typed.Metadata(secrets))
-	cms, _ := typed.Informer(f, configMaps)
+	typed.Informer(f, typed.Metadata(secrets), typed.Options[*metav1.PartialObjectMetadata]{})
+	cms, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	f.Start(t.Context())
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
@@ -427,7 +426,7 @@ func TestIntegrationCRDDeletedWhileWatched(t *testing.T) {
 	defer f.Shutdown()
 	dd, _ := typed.Informer(f, typed.Dynamic(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "doodads"}, "Doodad", true),
 		typed.Options[*unstructured.Unstructured]{OnError: func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }})
-	cms, _ := typed.Informer(f, configMaps)
+	cms, _ := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -467,7 +466,7 @@ func TestIntegrationFactoryLaterCallers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	first, err := typed.Informer(f, configMaps)
+	first, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,8 +483,8 @@ func TestIntegrationFactoryLaterCallers(t *testing.T) {
 	if a.Informer() != first.Informer() || b.Informer() != first.Informer() {
 		t.Fatal("not shared")
 	}
-	typed.Informer(f, typed.Metadata(configMaps))
-	typed.Informer(f, typed.Dynamic(configMaps.GroupVersionResource(), "ConfigMap", true))
+	typed.Informer(f, typed.Metadata(configMaps), typed.Options[*metav1.PartialObjectMetadata]{})
+	typed.Informer(f, typed.Dynamic(configMaps.GroupVersionResource(), "ConfigMap", true), typed.Options[*unstructured.Unstructured]{})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -500,7 +499,7 @@ func TestIntegrationFactoryLaterCallers(t *testing.T) {
 	if want := []string{"configmaps/v1 in typed-later", "configmaps/v1 in typed-later (dynamic)", "configmaps/v1 in typed-later (metadata)"}; !slices.Equal(names, want) {
 		t.Fatalf("names %q, want %q", names, want)
 	}
-	if got, err := first.Informer().Indexer().ByIndex("byData", "v"); err != nil || len(got) != 1 {
+	if got, err := first.Informer().Lister().ByIndex("byData", "v"); err != nil || len(got) != 1 {
 		t.Fatalf("the later caller's index: %d objects, %v", len(got), err)
 	}
 	// Two later callers add an index of one name at once: the second waits
@@ -532,7 +531,7 @@ func TestIntegrationFactoryLaterCallers(t *testing.T) {
 		t.Fatalf("the failing index: %v", err)
 	}
 	if ref := <-refB; ref != nil {
-		if got, err := ref.Informer().Indexer().ByIndex("byX", "v"); err != nil || len(got) != 1 {
+		if got, err := ref.Informer().Lister().ByIndex("byX", "v"); err != nil || len(got) != 1 {
 			t.Fatalf("the second caller's index: %d objects, %v", len(got), err)
 		}
 		ref.Release()

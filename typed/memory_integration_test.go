@@ -3,6 +3,7 @@ package typed_test
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"runtime"
 	"sync"
 	"testing"
@@ -79,25 +80,25 @@ func TestIntegrationMemory(t *testing.T) {
 		return per
 	}
 	full := measure("full objects with managedFields", func(f *typed.Factory) (interface{ Len() int }, error) {
-		ref, err := typed.Informer(f, configMaps)
+		ref, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 		if err != nil {
 			return nil, err
 		}
-		return ref.Informer().Indexer(), nil
+		return ref.Informer().Lister(), nil
 	}, typed.FactoryOptions{KeepManagedFields: true})
 	trimmed := measure("full objects without managedFields", func(f *typed.Factory) (interface{ Len() int }, error) {
-		ref, err := typed.Informer(f, configMaps)
+		ref, err := typed.Informer(f, configMaps, typed.Options[*ConfigMap]{})
 		if err != nil {
 			return nil, err
 		}
-		return ref.Informer().Indexer(), nil
+		return ref.Informer().Lister(), nil
 	}, typed.FactoryOptions{})
 	meta := measure("metadata only (without managedFields)", func(f *typed.Factory) (interface{ Len() int }, error) {
-		ref, err := typed.Informer(f, typed.Metadata(configMaps))
+		ref, err := typed.Informer(f, typed.Metadata(configMaps), typed.Options[*metav1.PartialObjectMetadata]{})
 		if err != nil {
 			return nil, err
 		}
-		return ref.Informer().Indexer(), nil
+		return ref.Informer().Lister(), nil
 	}, typed.FactoryOptions{})
 	if meta >= trimmed || meta >= full {
 		t.Errorf("held per object: full %.0f, without managedFields %.0f, metadata only %.0f: metadata only should hold the least", full, trimmed, meta)

@@ -69,7 +69,7 @@ func TestIntegrationNamespaceNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	c, err := typed.NewClient(f, configMaps)
+	c, err := typed.NewClient(f, configMaps, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package typed
 
 import (
-	"fmt"
-
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/kube"
 	kubesrc "github.com/informer-go/informer/source/kube"
@@ -11,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ErrClusterScoped is returned by Lister.Namespace and Informer for a
-// namespace of a cluster-scoped resource, whose objects have no namespace:
-// listing one would always be empty, which hides the mistake. It is
+// ErrClusterScoped is returned by Informer for a namespace of a
+// cluster-scoped resource, whose objects have no namespace: listing one
+// would always be empty, which hides the mistake. It is
 // source/kube's sentinel, which also marks a server's 404 for such a
 // request.
 var ErrClusterScoped = kubesrc.ErrClusterScoped
@@ -87,12 +85,8 @@ type Lister[T informer.Object] struct {
 	namespaced bool
 }
 
-// Namespace returns a lister of one namespace's objects. For a
-// cluster-scoped resource it fails with an error matching
-// ErrClusterScoped.
-func (l Lister[T]) Namespace(namespace string) (informer.NamespaceLister[T], error) {
-	if !l.namespaced {
-		return informer.NamespaceLister[T]{}, fmt.Errorf("%w: %s has no namespaces (asked for %q)", ErrClusterScoped, l.res, namespace)
-	}
-	return l.Lister.Namespace(namespace), nil
-}
+// Namespaced reports whether the resource's objects live in namespaces.
+// Its Namespace (the embedded informer.Lister's) lists nothing but for
+// namespace "" when they do not: check Namespaced where a resource may be
+// either.
+func (l Lister[T]) Namespaced() bool { return l.namespaced }

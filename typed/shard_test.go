@@ -19,7 +19,7 @@ func TestFactoryShard(t *testing.T) {
 	for i, want := range []int{0, 3} {
 		a := newFakeAPI(gadgetState{"ns", "a", "red", "x"}, gadgetState{"ns", "b", "red", "x"}, gadgetState{"ns", "c", "red", "x"})
 		f := newFakeFactory(t, a, typed.FactoryOptions{Shard: shard.NewSet(shard.Split(2, i))})
-		ref, err := typed.Informer(f, gadgets)
+		ref, err := typed.Informer(f, gadgets, typed.Options[*Gadget]{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,7 +93,7 @@ func Run(ctx context.Context, cfg *kube.Config, o Options) error {
 		return err
 	}
 	defer f.Shutdown()
-	cms, err := typed.Informer(f, builtin.ConfigMaps())
+	cms, err := typed.Informer(f, builtin.ConfigMaps(), typed.Options[*corev1.ConfigMap]{})
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
 		return res, err
 	}
-	say("--- synced %d widgets; reconciling with %d workers", inf.Indexer().Len(), o.Workers)
+	say("--- synced %d widgets; reconciling with %d workers", inf.Lister().Len(), o.Workers)
 
 	lister := inf.Lister()
 	var reconciles, painted, failures atomic.Int64

@@ -87,7 +87,7 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		return err
 	}
 	defer f.Shutdown()
-	ref, err := typed.Informer(f, widgets.Dynamic())
+	ref, err := typed.Informer(f, widgets.Dynamic(), typed.Options[*unstructured.Unstructured]{})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		<-done
 		return err
 	}
-	fmt.Fprintf(out, "synced: %d gizmos in %s\n", inf.Indexer().Len(), namespace)
+	fmt.Fprintf(out, "synced: %d gizmos in %s\n", inf.Lister().Len(), namespace)
 	name := fmt.Sprintf("gizmo-%d", time.Now().UnixNano()%1e6)
 	g := Gizmo{TypeMeta: metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Gizmo"}, ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: GizmoSpec{Color: "teal", Size: 3}}

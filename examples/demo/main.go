@@ -113,7 +113,7 @@ func run(duration time.Duration, objects int, quiet bool) error {
 	if err := informer.WaitForCacheSync(churnCtx, inf, reg); err != nil {
 		return fmt.Errorf("waiting for sync: %w", err)
 	}
-	say("--- synced: %d widgets cached at resourceVersion %s", inf.Indexer().Len(), inf.LastSyncResourceVersion())
+	say("--- synced: %d widgets cached at resourceVersion %s", inf.Lister().Len(), inf.LastSyncResourceVersion())
 
 	// Churn, with a fault now and then.
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -168,15 +168,15 @@ func summary(inf *informer.Informer[*Widget], src *memory.Source[*Widget], adds,
 	lister := inf.Lister()
 	sel := labels.SelectorFromSet(labels.Set{"color": "red"})
 	var reds []string
-	for w := range lister.Seq(sel) {
+	for w := range lister.ListSeq(sel) {
 		reds = append(reds, w.Namespace+"/"+w.Name)
 	}
 	sort.Strings(reds)
 	fmt.Printf("red widgets (label selector): %v\n", reds)
 	fmt.Printf("widgets in team-1 (namespace index): %d\n", len(lister.Namespace("team-1").List(nil)))
-	blues, _ := inf.Indexer().ByIndex("color", "blue")
+	blues, _ := inf.Lister().ByIndex("color", "blue")
 	fmt.Printf("blue widgets (color index): %d\n", len(blues))
-	match := inf.Indexer().Len() == src.Len()
+	match := inf.Lister().Len() == src.Len()
 	for _, w := range src.Items() {
 		c, ok := lister.Namespace(w.Namespace).Get(w.Name)
 		match = match && ok && c.ResourceVersion == w.ResourceVersion

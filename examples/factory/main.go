@@ -50,15 +50,15 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		return err
 	}
 	defer f.Shutdown()
-	pods, err := typed.Informer(f, builtin.Pods())
+	pods, err := typed.Informer(f, builtin.Pods(), typed.Options[*corev1.Pod]{})
 	if err != nil {
 		return err
 	}
-	services, err := typed.Informer(f, builtin.Services())
+	services, err := typed.Informer(f, builtin.Services(), typed.Options[*corev1.Service]{})
 	if err != nil {
 		return err
 	}
-	configMaps, err := typed.Informer(f, builtin.ConfigMaps())
+	configMaps, err := typed.Informer(f, builtin.ConfigMaps(), typed.Options[*corev1.ConfigMap]{})
 	if err != nil {
 		return err
 	}

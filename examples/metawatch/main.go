@@ -77,7 +77,7 @@ func run(ctx context.Context, cfg *kube.Config, res kube.Resource, namespace str
 		<-done
 		return err
 	}
-	fmt.Fprintf(out, "synced: %d %s (metadata only)\n", inf.Indexer().Len(), res.Resource)
+	fmt.Fprintf(out, "synced: %d %s (metadata only)\n", inf.Lister().Len(), res.Resource)
 	<-done
 	return nil
 }

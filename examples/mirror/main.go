@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg *kube.Config, o Options) error {
 	if err != nil {
 		return err
 	}
-	eventClient, err := typed.NewClient(f, events.Events)
+	eventClient, err := typed.NewClient(f, events.Events, kube.ClientOptions{})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/typed"
 	"github.com/informer-go/informer/typed/builtin"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -44,7 +45,7 @@ func run(ctx context.Context, cfg *kube.Config, selector, by string, out io.Writ
 		return err
 	}
 	defer f.Shutdown()
-	nodes, err := typed.Informer(f, builtin.Nodes())
+	nodes, err := typed.Informer(f, builtin.Nodes(), typed.Options[*corev1.Node]{})
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func run(ctx context.Context, cfg *kube.Config, selector, by string, out io.Writ
 		return err
 	}
 	groups := map[string][]string{}
-	for n := range nodes.Lister().Seq(sel) {
+	for n := range nodes.Lister().ListSeq(sel) {
 		groups[n.Labels[by]] = append(groups[n.Labels[by]], n.Name)
 	}
 	keys := slices.Sorted(func(yield func(string) bool) {

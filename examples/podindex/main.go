@@ -62,7 +62,7 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, nodes []string
 	if err := inf.WaitForSync(ctx); err != nil { // no handler: the cache is all we wait for
 		return err
 	}
-	ix := inf.Indexer()
+	ix := inf.Lister()
 	if len(nodes) == 0 {
 		if nodes, err = ix.IndexValues(byNode); err != nil { // every node that has pods
 			return err

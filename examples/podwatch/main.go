@@ -67,7 +67,7 @@ func run(ctx context.Context, cfg *kube.Config, namespace string, out io.Writer)
 		<-done
 		return err // a timeout says why: the last error from the server
 	}
-	fmt.Fprintf(out, "synced at resourceVersion %s: %d pods cached\n", inf.LastSyncResourceVersion(), inf.Indexer().Len())
+	fmt.Fprintf(out, "synced at resourceVersion %s: %d pods cached\n", inf.LastSyncResourceVersion(), inf.Lister().Len())
 	<-done
 	return nil
 }

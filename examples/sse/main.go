@@ -108,7 +108,7 @@ func run(ctx context.Context, format string, duration time.Duration, quiet bool,
 	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
 		return false, err
 	}
-	say("--- synced %d items over %s", inf.Indexer().Len(), format)
+	say("--- synced %d items over %s", inf.Lister().Len(), format)
 
 	// Changes, and a compaction now and then (the informer must relist).
 	tick := time.NewTicker(15 * time.Millisecond)
@@ -140,7 +140,7 @@ churn:
 		time.Sleep(10 * time.Millisecond)
 	}
 	match := maps.Equal(cacheState(inf), inv.State())
-	backroom, _ := inf.Indexer().ByIndex("location", "backroom")
+	backroom, _ := inf.Lister().ByIndex("location", "backroom")
 	names := make([]string, 0, len(backroom))
 	for _, it := range backroom {
 		names = append(names, it.Name)
@@ -155,7 +155,7 @@ churn:
 
 func cacheState(inf *informer.Informer[*Item]) map[string]string {
 	m := map[string]string{}
-	for key, it := range inf.Indexer().All() {
+	for key, it := range inf.Lister().All() {
 		m[key] = it.ResourceVersion
 	}
 	return m

@@ -297,7 +297,7 @@ func snapshotState(t *testing.T, src *memory.Source[*Widget], snap []byte) map[s
 		t.Fatal(err)
 	}
 	m := map[string]wstate{}
-	for k, w := range inf.Indexer().All() {
+	for k, w := range inf.Lister().All() {
 		m[k] = widgetState(w)
 	}
 	return m
@@ -310,7 +310,7 @@ func checkRestart(t *testing.T, age restartAge, restored, want map[string]wstate
 		wantRV[k] = s.rv
 	}
 	cache := map[string]int64{}
-	for k, o := range inf.Indexer().All() {
+	for k, o := range inf.Lister().All() {
 		cache[k] = rvOf(o)
 	}
 	res := &Result{Scenario: "restart, " + ageNames[age]}

@@ -150,7 +150,7 @@ func (r *Run[T]) Go(ctx context.Context) (*Result, error) {
 	res.P50, res.P99, res.Max, res.Last = lag.Stats()
 
 	cache := map[string]int64{}
-	for k, o := range inf.Indexer().All() {
+	for k, o := range inf.Lister().All() {
 		cache[k] = rvOf(o)
 	}
 	d := Compare(want, cache)

@@ -92,7 +92,7 @@ func WatchInformer[T informer.Object](m *Metrics, name string, inf *informer.Inf
 		if h.Synced {
 			synced = 1
 		}
-		o.ObserveInt64(i.storeItems, int64(inf.Indexer().Len()), attrs)
+		o.ObserveInt64(i.storeItems, int64(inf.Lister().Len()), attrs)
 		o.ObserveInt64(i.synced, synced, attrs)
 		o.ObserveFloat64(i.lag, h.SinceActivity.Seconds(), attrs)
 		return nil

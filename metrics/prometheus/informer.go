@@ -115,7 +115,7 @@ func WatchInformer[T informer.Object](m *Metrics, name string, inf *informer.Inf
 		if h.Synced {
 			synced = 1
 		}
-		ch <- prom.MustNewConstMetric(storeItemsDesc, prom.GaugeValue, float64(inf.Indexer().Len()), name)
+		ch <- prom.MustNewConstMetric(storeItemsDesc, prom.GaugeValue, float64(inf.Lister().Len()), name)
 		ch <- prom.MustNewConstMetric(lagDesc, prom.GaugeValue, h.SinceActivity.Seconds(), name)
 		ch <- prom.MustNewConstMetric(syncedDesc, prom.GaugeValue, synced, name)
 	})

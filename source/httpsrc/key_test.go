@@ -49,7 +49,7 @@ func TestPollKeysByOptionsKey(t *testing.T) {
 	if err := inf.WaitForSync(ctx); err != nil {
 		t.Fatalf("no sync: %v (last error: %v)", err, inf.LastError())
 	}
-	got := inf.Indexer().Keys()
+	got := inf.Lister().Keys()
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Fatalf("keys %v, want 1, 2, 3", got)

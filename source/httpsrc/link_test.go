@@ -44,7 +44,7 @@ func TestLinkPagingWithCommas(t *testing.T) {
 	if err := informer.WaitForCacheSync(ctx, inf); err != nil {
 		t.Fatal(err, inf.LastError())
 	}
-	if n := len(inf.Indexer().List()); n != 6 {
+	if n := len(inf.Lister().List(nil)); n != 6 {
 		t.Fatalf("%d objects in the cache, want the 6 of the 3 pages", n)
 	}
 }

@@ -76,7 +76,7 @@ func TestInitialListTooLargeFallsBackToPages(t *testing.T) {
 		defer mu.Unlock()
 		t.Fatalf("not synced after %d lists in one response: %v", unpaged, err)
 	}
-	if n := inf.Indexer().Len(); n != total {
+	if n := inf.Lister().Len(); n != total {
 		t.Errorf("%d objects in the cache, want %d", n, total)
 	}
 	mu.Lock()

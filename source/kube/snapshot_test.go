@@ -50,7 +50,7 @@ func TestSnapshotThroughSource(t *testing.T) {
 	if _, err := back.Restore(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	w, ok := back.Indexer().Get("a/w2")
+	w, ok := back.Lister().Get("a/w2")
 	if !ok || w.Spec.Color != "blue" || w.ResourceVersion != "7" || w.Labels["app"] != "x" {
 		t.Fatalf("restored %+v", w)
 	}

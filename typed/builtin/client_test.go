@@ -52,7 +52,7 @@ func TestIntegrationBuiltinClient(t *testing.T) {
 	}
 	defer f.Shutdown()
 	ctx := t.Context()
-	namespaces, err := typed.NewClient(f, builtin.Namespaces())
+	namespaces, err := typed.NewClient(f, builtin.Namespaces(), kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestIntegrationSharedWritesNotSpread(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Shutdown()
-			nsClient, err := typed.NewClient(f, builtin.Namespaces())
+			nsClient, err := typed.NewClient(f, builtin.Namespaces(), kube.ClientOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestIntegrationSharedWritesNotSpread(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer nsClient.Delete(context.Background(), "", ns, kube.DeleteOptions{})
-			pods, err := typed.NewClient(f, builtin.Pods())
+			pods, err := typed.NewClient(f, builtin.Pods(), kube.ClientOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

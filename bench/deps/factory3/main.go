@@ -50,13 +50,18 @@ func main() {
 		log.Fatal(err)
 	}
 	defer f.Shutdown()
-	pods := printAdds(typed.Informer(f, builtin.Pods()))
-	services := printAdds(typed.Informer(f, builtin.Services()))
-	deployments := printAdds(typed.Informer(f, builtin.Deployments()))
+	pods := printAdds(informerOf(f, builtin.Pods()))
+	services := printAdds(informerOf(f, builtin.Services()))
+	deployments := printAdds(informerOf(f, builtin.Deployments()))
 	f.Start(ctx)
 	if _, err := f.WaitForCacheSync(ctx); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(len(pods.Lister().List(nil)), "pods,", len(services.Lister().List(nil)), "services,", len(deployments.Lister().List(nil)), "deployments")
 	<-ctx.Done()
+}
+
+// informerOf is the factory's informer of res with the default options.
+func informerOf[T informer.Object](f *typed.Factory, res typed.Resource[T]) (*typed.Ref[T], error) {
+	return typed.Informer(f, res, typed.Options[T]{})
 }
