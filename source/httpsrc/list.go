@@ -118,15 +118,11 @@ func (s *Source[T]) list(ctx context.Context, cont string, header http.Header) (
 func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uint64, error) {
 	var page informer.Page[T]
 	var hashes []uint64
-	data = bytes.TrimPrefix(data, utf8BOM) // RFC 8259 lets a parser ignore one
+	data, body, err := s.listBody(data, path)
+	if err != nil {
+		return page, nil, err
+	}
 	items := s.items
-	body := skipSpace(data, 0)
-	if body == len(data) {
-		return page, nil, &DecodeError{Op: "list", Where: path, Reason: "an empty body (an empty collection is 204 No Content or an empty array)"}
-	}
-	if c := data[body]; !s.itemsSet && c != '[' && c != '{' {
-		return page, nil, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("the body is neither a JSON array nor an object (it starts with byte %#x)", c)}
-	}
 	if !s.itemsSet {
 		if body < len(data) && data[body] == '[' {
 			items = nil
@@ -188,6 +184,21 @@ func (s *Source[T]) parseList(data []byte, path string) (informer.Page[T], []uin
 		}
 	}
 	return page, hashes, nil
+}
+
+// listBody returns a list's body without a UTF-8 byte order mark (RFC
+// 8259 lets a parser ignore one), and the offset of its value, which must
+// be there: and be an array or an object unless Options.Items is set.
+func (s *Source[T]) listBody(data []byte, path string) ([]byte, int, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	body := skipSpace(data, 0)
+	if body == len(data) {
+		return nil, 0, &DecodeError{Op: "list", Where: path, Reason: "an empty body (an empty collection is 204 No Content or an empty array)"}
+	}
+	if c := data[body]; !s.itemsSet && c != '[' && c != '{' {
+		return nil, 0, &DecodeError{Op: "list", Where: path, Reason: fmt.Sprintf("the body is neither a JSON array nor an object (it starts with byte %#x)", c)}
+	}
+	return data, body, nil
 }
 
 // errAfterValue is what wholeBody says of data after the body's value.

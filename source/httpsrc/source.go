@@ -61,36 +61,7 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 	s := &Source[T]{opts: opts, dec: dec}
 	s.opts.Types = lowerTypes(opts.Types)
 	s.client = withRedirectCheck(opts.Client)
-	if s.opts.MaxObjectBytes <= 0 {
-		s.opts.MaxObjectBytes = DefaultMaxObjectBytes
-	}
-	if s.opts.MaxResponseBytes <= 0 {
-		s.opts.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if s.opts.ListTimeout == 0 {
-		s.opts.ListTimeout = DefaultListTimeout
-	}
-	if s.opts.ConnectTimeout == 0 {
-		s.opts.ConnectTimeout = DefaultConnectTimeout
-	}
-	if s.opts.ReconnectDelay == 0 {
-		s.opts.ReconnectDelay = DefaultReconnectDelay
-	}
-	if s.opts.MinRetry == 0 {
-		s.opts.MinRetry = DefaultMinRetry
-	}
-	if s.opts.PollInterval <= 0 {
-		s.opts.PollInterval = DefaultPollInterval
-	}
-	if s.opts.VersionParam == "" {
-		s.opts.VersionParam = DefaultVersionParam
-	}
-	if s.opts.ContinueParam == "" {
-		s.opts.ContinueParam = DefaultContinueParam
-	}
-	if s.opts.PageParam == "" {
-		s.opts.PageParam = DefaultPageParam
-	}
+	s.opts.setDefaults()
 	if opts.Paging < PagingAuto || opts.Paging > PagingNumber {
 		return nil, fmt.Errorf("%w: unknown Paging %d", ErrInvalidOptions, opts.Paging)
 	}
@@ -122,6 +93,40 @@ func New[T informer.Object](opts Options[T]) (*Source[T], error) {
 		}
 	}
 	return s, nil
+}
+
+// setDefaults gives the zero fields their documented defaults.
+func (o *Options[T]) setDefaults() {
+	if o.MaxObjectBytes <= 0 {
+		o.MaxObjectBytes = DefaultMaxObjectBytes
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.ListTimeout == 0 {
+		o.ListTimeout = DefaultListTimeout
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.ReconnectDelay == 0 {
+		o.ReconnectDelay = DefaultReconnectDelay
+	}
+	if o.MinRetry == 0 {
+		o.MinRetry = DefaultMinRetry
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.VersionParam == "" {
+		o.VersionParam = DefaultVersionParam
+	}
+	if o.ContinueParam == "" {
+		o.ContinueParam = DefaultContinueParam
+	}
+	if o.PageParam == "" {
+		o.PageParam = DefaultPageParam
+	}
 }
 
 // KeyFunc returns Options.Key (nil if unset: informer.MetaKey), the key

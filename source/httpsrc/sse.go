@@ -89,13 +89,21 @@ func (s *sseReader) next() (sseEvent, error) {
 				s.idBuf, s.hasID = string(value), true
 			}
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && len(value) > 0 && value[0] != '+' {
-				s.retry, s.retrySet = time.Duration(ms)*time.Millisecond, true
-				if s.heartbeat != nil {
-					s.heartbeat() // a sign of life, as a comment is
-				}
-			}
+			s.readRetry(value)
 		}
+	}
+}
+
+// readRetry takes a retry field: digits only, milliseconds. It is a sign
+// of life, as a comment is.
+func (s *sseReader) readRetry(value []byte) {
+	ms, err := strconv.ParseUint(string(value), 10, 32)
+	if err != nil || len(value) == 0 || value[0] == '+' {
+		return
+	}
+	s.retry, s.retrySet = time.Duration(ms)*time.Millisecond, true
+	if s.heartbeat != nil {
+		s.heartbeat()
 	}
 }
 
