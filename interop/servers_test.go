@@ -101,12 +101,12 @@ func sameAsService(t *testing.T, d *driver, inf *informer.Informer[*Flag]) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		diff := ""
-		cache := inf.Indexer().List()
+		cache := inf.Lister().List(nil)
 		if len(cache) != len(items) {
 			diff = fmt.Sprintf("%d flags in the cache, the service has %d", len(cache), len(items))
 		}
 		for _, f := range items {
-			if got, ok := inf.Indexer().Get(f.Key); !ok || *got != f {
+			if got, ok := inf.Lister().Get(f.Key); !ok || *got != f {
 				diff = fmt.Sprintf("the cache has %s = %v, the service %+v", f.Key, got, f)
 			}
 		}
@@ -128,7 +128,7 @@ func waitWrite(t *testing.T, inf *informer.Informer[*Flag], f Flag) {
 	if err := inf.WaitForResourceVersion(ctx, version(f.Version)); err != nil {
 		t.Fatalf("WaitForResourceVersion(%d): %v", f.Version, err)
 	}
-	if got, ok := inf.Indexer().Get(f.Key); !ok || *got != f {
+	if got, ok := inf.Lister().Get(f.Key); !ok || *got != f {
 		t.Fatalf("after WaitForResourceVersion(%d), the cache has %s = %v, want %+v (applied %q)", f.Version, f.Key, got, f, inf.AppliedResourceVersion())
 	}
 }
@@ -206,7 +206,7 @@ func redirectCredentials(t *testing.T, st stack) {
 		f := b.d.put("k0"+format, true, 1, true)
 		if format == "poll" { // opaque versions: wait for the flag itself
 			deadline := time.Now().Add(10 * time.Second)
-			for got, ok := inf.Indexer().Get(f.Key); !ok || *got != f; got, ok = inf.Indexer().Get(f.Key) {
+			for got, ok := inf.Lister().Get(f.Key); !ok || *got != f; got, ok = inf.Lister().Get(f.Key) {
 				if time.Now().After(deadline) {
 					t.Fatalf("poll: the cache lacks %+v (%s)", f, inf.Health())
 				}

@@ -107,7 +107,7 @@ func TestQuietShortStreamsDeliverPromptly(t *testing.T) {
 				start := time.Now()
 				svc.put("b")
 				for {
-					if _, ok := inf.Indexer().Get("b"); ok {
+					if _, ok := inf.Lister().Get("b"); ok {
 						break
 					}
 					if time.Since(start) > time.Minute {

@@ -54,13 +54,13 @@ func TestReadYourWritesAfterARestartAtZero(t *testing.T) {
 	if err := inf.WaitForResourceVersion(ctx, strconv.Itoa(v)); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := inf.Indexer().Get("mine"); !ok {
+	if _, ok := inf.Lister().Get("mine"); !ok {
 		t.Fatalf("WaitForResourceVersion(%d) returned (applied %q) before the write was in the cache", v, inf.AppliedResourceVersion())
 	}
 }
 
 func has(inf *informer.Informer[*Item], name string) bool {
-	_, ok := inf.Indexer().Get(name)
+	_, ok := inf.Lister().Get(name)
 	return ok
 }
 
@@ -99,9 +99,9 @@ func TestRestartInsideTheNewHistory(t *testing.T) {
 			if err := inf.WaitForResourceVersion(ctx, "4"); err != nil {
 				t.Fatal(err)
 			}
-			_, lost := inf.Indexer().Get("a")
+			_, lost := inf.Lister().Get("a")
 			if lost != tc.wantLost {
-				t.Errorf("after the restart, the cache has %v; the service x, y, z, w", inf.Indexer().Keys())
+				t.Errorf("after the restart, the cache has %v; the service x, y, z, w", inf.Lister().Keys())
 			}
 		})
 	}
