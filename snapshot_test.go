@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -341,4 +342,42 @@ func waitSynced(t *testing.T, inf *informer.Informer[*item]) error {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	return inf.WaitForSync(ctx)
+}
+
+// TestSnapshotFileEvery: with Options.Snapshot.Every the file is written
+// while Run runs, each time at the version the cache is then at.
+func TestSnapshotFileEvery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := t.TempDir() + "/items.snap"
+		src := threeItems()
+		inf, _, _ := restored(t, src, nil, informer.Options[*item]{Snapshot: informer.SnapshotOptions{Path: path, Every: time.Minute}})
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		versionOf := func() string {
+			f, err := os.Open(path)
+			if err != nil {
+				return "none: " + err.Error()
+			}
+			defer f.Close()
+			probe := informer.New(src, quiet[*item](t, nil))
+			info, err := probe.Restore(f)
+			if err != nil {
+				return "bad: " + err.Error()
+			}
+			return info.ResourceVersion
+		}
+		time.Sleep(61 * time.Second)
+		synctest.Wait()
+		if v := versionOf(); v != "3" {
+			t.Errorf("after a minute, the file is at %s, want 3", v)
+		}
+		src.Update(newItem("ns", "a", "v2"))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if v := versionOf(); v != "4" {
+			t.Errorf("after the next minute, the file is at %s, want 4", v)
+		}
+	})
 }
