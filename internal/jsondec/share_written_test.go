@@ -255,3 +255,43 @@ func checkCaps(t *testing.T, v reflect.Value, path string) {
 		}
 	}
 }
+
+// TestSharedSliceSpareCapacity: a slice whose allocation the runtime
+// rounds up (7 int32s: 28 bytes in a 32-byte size class, capacity 8) is
+// shared with its length as capacity in every holder, looked up before
+// its decode (A) or after (N, inside a pointer the table lacks): two
+// holders' appends each copy.
+func TestSharedSliceSpareCapacity(t *testing.T) {
+	type inner struct {
+		Name string  `json:"name"`
+		N    []int32 `json:"n"`
+	}
+	type obj struct {
+		A []int32 `json:"a"`
+		P *inner  `json:"p"`
+	}
+	nums := `[1000000001, 1000000002, 1000000003, 1000000004, 1000000005, 1000000006, 1000000007]`
+	s := NewShared(0)
+	var held []*obj
+	for i := range 5 {
+		o := new(obj)
+		data := `{"a":` + nums + `,"p":{"name":"object-` + strings.Repeat("x", i) + `","n":` + nums + `}}`
+		if err := s.Unmarshal([]byte(data), o); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, o)
+	}
+	if unsafe.SliceData(held[3].A) != unsafe.SliceData(held[4].A) || unsafe.SliceData(held[3].P.N) != unsafe.SliceData(held[4].P.N) {
+		t.Fatal("the slices are not shared")
+	}
+	for i, o := range held[1:] {
+		if cap(o.A) != len(o.A) || cap(o.P.N) != len(o.P.N) {
+			t.Errorf("holder %d: capacities %d and %d for %d elements", i+1, cap(o.A), cap(o.P.N), len(o.A))
+		}
+	}
+	a := append(held[1].P.N, 7)
+	b := append(held[2].P.N, 8)
+	if a[7] != 7 || b[7] != 8 {
+		t.Error("two holders' appends to a shared slice overwrote each other")
+	}
+}

@@ -103,6 +103,12 @@ func mixMem(h uint64, p unsafe.Pointer, n uintptr) uint64 {
 
 func word(p unsafe.Pointer) uint64 { return uint64(uintptr(*(*unsafe.Pointer)(p))) }
 
+// quantityWords is the size of a resource.Quantity in words.
+const quantityWords = unsafe.Sizeof(resource.Quantity{}) / 8
+
+// A Quantity is a whole number of words (or this fails to compile).
+var _ = [1]int{}[unsafe.Sizeof(resource.Quantity{})%8]
+
 var (
 	timeType     = reflect.TypeFor[time.Time]()
 	quantityMapT = reflect.TypeFor[map[string]resource.Quantity]()
@@ -248,12 +254,22 @@ func compileMap(s *shape, b map[reflect.Type]*shape) {
 			return mix(mix(h, sum), n)
 		}
 	case kt.Kind() == reflect.String && vt == quantityMapT.Elem():
-		// A ResourceList.
+		// A ResourceList: each Quantity's words, copied out of the map
+		// (no allocation per entry), and its *inf.Dec if it has one.
 		q := build(vt, b)
 		s.ref = func(h uint64, m unsafe.Pointer, _ int) uint64 {
 			var sum, n uint64
 			for k, v := range *(*map[string]resource.Quantity)(unsafe.Pointer(&m)) {
-				sum += entryMix(q.at(strMix(entrySeed, k), unsafe.Pointer(&v)))
+				e := strMix(entrySeed, k)
+				words := *(*[quantityWords]uint64)(unsafe.Pointer(&v))
+				for _, w := range words {
+					e = mix(e, w)
+				}
+				if *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(&v), quantityD)) != nil {
+					c := v // rare: an *inf.Dec, followed through a copy
+					e = q.at(e, unsafe.Pointer(&c))
+				}
+				sum += entryMix(e)
 				n++
 			}
 			return mix(mix(h, sum), n)
@@ -293,29 +309,45 @@ const maxAnyDepth = 10000
 // words being hashed already: nothing for a string, number or bool (a
 // boxed value cannot change), the referents of a map, slice or pointer.
 func ifaceDeref(h uint64, t reflect.Type, p unsafe.Pointer, depth int) uint64 {
+	if t == anyType {
+		return anyDeref(h, *(*any)(p), depth)
+	}
+	return otherDeref(h, reflect.NewAt(t, p).Elem())
+}
+
+// anyWords folds the two words of x into h.
+func anyWords(h uint64, x any) uint64 {
+	w := *(*[2]uint64)(unsafe.Pointer(&x))
+	return mix(mix(h, w[0]), w[1])
+}
+
+// anyDeref is ifaceDeref for an any holding x.
+func anyDeref(h uint64, x any, depth int) uint64 {
 	if depth > maxAnyDepth {
 		return mix(h, 1)
 	}
-	if t == anyType {
-		switch v := (*(*any)(p)).(type) {
-		case nil, string, float64, int64, bool:
-			return h
-		case map[string]any:
-			return anyMap(h, v, depth+1)
-		case []any:
-			for i := range v {
-				h = mix(mix(h, word(unsafe.Pointer(&v[i]))), word(unsafe.Add(unsafe.Pointer(&v[i]), unsafe.Sizeof(uintptr(0)))))
-				h = ifaceDeref(h, anyType, unsafe.Pointer(&v[i]), depth+1)
-			}
-			return h
+	switch v := x.(type) {
+	case nil, string, float64, int64, bool:
+		return h
+	case map[string]any:
+		return anyMap(h, v, depth+1)
+	case []any:
+		for _, e := range v {
+			h = anyDeref(anyWords(h, e), e, depth+1)
 		}
+		return h
 	}
-	v := reflect.NewAt(t, p).Elem()
+	return otherDeref(h, reflect.ValueOf(&x).Elem())
+}
+
+// otherDeref follows an interface value of another dynamic type through
+// a copy of its box (whose words are what the box holds).
+func otherDeref(h uint64, v reflect.Value) uint64 {
 	if v.IsNil() {
 		return h
 	}
 	e := v.Elem()
-	c := reflect.New(e.Type()) // a copy of the box: its words are what the box holds
+	c := reflect.New(e.Type())
 	c.Elem().Set(e)
 	return shapeOf(e.Type()).at(h, c.UnsafePointer())
 }
@@ -324,9 +356,7 @@ func anyMap(h uint64, m map[string]any, depth int) uint64 {
 	h = mix(h, uint64(len(m)))
 	var sum uint64
 	for k, v := range m {
-		e := strMix(entrySeed, k)
-		e = mix(mix(e, word(unsafe.Pointer(&v))), word(unsafe.Add(unsafe.Pointer(&v), unsafe.Sizeof(uintptr(0)))))
-		sum += entryMix(ifaceDeref(e, anyType, unsafe.Pointer(&v), depth))
+		sum += entryMix(anyDeref(anyWords(strMix(entrySeed, k), v), v, depth))
 	}
 	return mix(h, sum)
 }
