@@ -16,6 +16,41 @@
 // Indexer[T] is the cache, with named indexes; Lister[T] is its read-only
 // view. Each piece is usable on its own.
 //
+// # Architecture
+//
+// The files are named by stage, one prefix each, in the order of the table
+// above: source*.go, reflector*.go, deltafifo*.go, informer*.go,
+// indexer*.go, listener.go and handler.go; errors.go, object.go and
+// metrics.go are shared, and snapshot*.go saves and restores a cache. One
+// object, from the wire to a handler:
+//
+//  1. The Source (source.go; source_version.go for the order of its
+//     versions) returns a page of a List or an Event from a Watcher.
+//  2. Reflector.Run (reflector.go) asks step (reflector_machine.go) what to
+//     do next, performs it, and hands step the outcome. A page goes through
+//     listPage (reflector.go); a watch or streaming list is read by a
+//     stream (reflector_stream.go). What the reflector reports about
+//     itself lives in reflector_health.go, reflector_lasterror.go,
+//     reflector_skipped.go and reflector_activity.go; its waits in
+//     reflector_backoff.go; its options and the Sink it writes to in
+//     reflector_options.go.
+//  3. The Informer's Sink (informer_sink.go) applies Options.Transform and
+//     queues the object in the DeltaFIFO: deltafifo.go for the queue,
+//     deltafifo_replace.go for relists, deltafifo_keys.go for its keys.
+//  4. The process loop (informer_process.go) pops a batch, applies it to
+//     the Indexer (indexer_batch.go; the storage in indexer.go and
+//     indexer_slots.go, the indexes in indexer_index.go, reads in
+//     indexer_read.go and indexer_lister.go), moves the applied version on
+//     (informer_applied.go), and pushes one notification per change to each
+//     handler's listener.
+//  5. The listener (listener.go) queues the notifications of one handler
+//     and calls its Handler (handler.go) from its own goroutine.
+//
+// Run and the informer's lifecycle are in informer.go, its options in
+// informer_options.go, handlers joining and leaving in informer_handlers.go,
+// resync in informer_resync.go, the mutation detector in
+// informer_mutation.go.
+//
 // # Guarantees
 //
 // Each guarantee is proven by the test named after it, in

@@ -271,6 +271,24 @@ func (l *listener[T]) checkSyncedLocked() {
 	}
 }
 
+// takeLocked moves up to len(batch) notifications from the queue into
+// batch, forgetting the coalescing slots of their keys, and returns how
+// many; the caller holds l.mu.
+func (l *listener[T]) takeLocked(batch *[listenerBatch]notification[T]) int {
+	n := min(l.q.len, len(batch))
+	for i := range n {
+		if len(l.slotKeys) > 0 {
+			p := l.q.front()
+			if key, ok := l.slotKeys[p]; ok {
+				delete(l.slotKeys, p)
+				delete(l.slots, key)
+			}
+		}
+		batch[i] = l.q.pop()
+	}
+	return n
+}
+
 // run calls the handler for each queued notification until the listener is
 // removed or ctx ends.
 func (l *listener[T]) run(ctx context.Context) {
@@ -300,17 +318,7 @@ func (l *listener[T]) run(ctx context.Context) {
 			continue
 		}
 		// Take a batch under one lock; call it unlocked.
-		n := min(l.q.len, len(batch))
-		for i := range n {
-			if len(l.slotKeys) > 0 {
-				p := l.q.front()
-				if key, ok := l.slotKeys[p]; ok {
-					delete(l.slotKeys, p)
-					delete(l.slots, key)
-				}
-			}
-			batch[i] = l.q.pop()
-		}
+		n := l.takeLocked(&batch)
 		l.batchLeft.Store(int32(n))
 		l.mu.Unlock()
 		called := 0
