@@ -57,53 +57,15 @@ type Options struct {
 	LabelSelector string
 	FieldSelector string
 
-	// PageSize is the limit of a List whose ListOptions.Limit is zero,
-	// which is what the reflector sends unless ReflectorOptions.PageSize
-	// is set: this is the one place to choose the page size. A positive
-	// value is the size of every page and a negative one means no limit
-	// (the whole collection in one response). 0, the default, means: an
-	// informer's first list (informer.ListOptions.Initial), which fills an empty
-	// cache, in one consistent response; every later list (a relist, when
-	// the cache is full, or the first list again after that one response
-	// failed, which a collection too large for the server's or
-	// ListTimeout's time would every time) in pages that grow: DefaultPageSize (500) items
-	// first, then twice as many each page, as long as the page before
-	// came back within a second, up to MaxGrownPageSize (2,000). A
-	// ListOptions.Limit above zero (ReflectorOptions.PageSize) wins, and
-	// a negative one (informer.NoLimit) always means no limit.
-	//
-	// Choosing how an informer lists, when the server has no streaming
-	// lists (see ReflectorOptions.WatchList; kube-apiserver 1.37 has them
-	// on by default, and this Source uses them): the reflector asks for a
-	// consistent list, the current state (resourceVersion ""). Paging
-	// exists to bound memory: a relist decodes the new state while the
-	// cache still holds the old one, so relists come in pages, grown to
-	// cut round trips (20,000 ConfigMaps take 12 requests instead of 40
-	// at 500 a page), but no larger than 2,000 objects, so that what a
-	// page holds beside the cache stays small (4% of 50,000 pods; see
-	// MaxGrownPageSize). The first list has no old state beside it, so it asks for
-	// everything at once: kube-apiserver 1.37 serves a consistent list
-	// from its watch cache (ConsistentListFromCache) in one response as
-	// fast as client-go's resourceVersion "0", while its paged
-	// continuations, measured on 1.37.1 (bench/realserver) once the
-	// collection had not changed for a minute or more, took two to three
-	// times as long as one response (they no longer came from a cache
-	// snapshot, ListFromCacheSnapshot). The cost is on older servers, or
-	// a resource with its watch cache off, which read the whole first
-	// list from etcd in one go: set a positive PageSize there for a very
-	// large collection. Other choices, each one option away:
-	//   - ReflectorOptions.ListResourceVersion "0" (client-go's informers
-	//     do that) lets the server answer the first list from its watch
-	//     cache in one response, whatever the limit: fast on every
-	//     server, but the state may be stale, older than one the program
-	//     has already seen (through another informer, its own write, or
-	//     before a restart), and the informer reports synced on it.
-	//     Relists after an expired version are always consistent.
-	//   - A negative PageSize: every list in one response, relists too;
-	//     the whole collection is decoded before the cache takes it, so a
-	//     relist holds up to twice the cache's memory.
-	//   - A fixed positive PageSize: predictable responses, one round
-	//     trip per page (500, client-go's page size, was the default).
+	// PageSize is the limit of a List whose ListOptions.Limit is zero
+	// (the reflector's, unless ReflectorOptions.PageSize is set). 0, the
+	// default: an informer's first list in one consistent response, later
+	// lists in pages growing from DefaultPageSize to MaxGrownPageSize
+	// while each page comes back within a second. Positive: every page
+	// that size. Negative: no limit (a relist then holds up to twice the
+	// cache's memory). Set a positive one for a very large collection on a
+	// server without a watch cache. The trade-offs, measured, are in the
+	// package documentation ("Page sizes").
 	PageSize int64
 	// ListTimeout bounds each List call, from the request to the last
 	// byte of its body; 0 means DefaultListTimeout (60 s) and a negative
