@@ -142,3 +142,84 @@ func TestChangeAtTheReachedVersionIsInOrder(t *testing.T) {
 		}
 	})
 }
+
+// waitingShortStreams is shortStreams with a Source that waits 1.5 s before
+// each stream opens, as an SSE client waits its reconnection time: its
+// streams are not short (the rate is the Source's), and nothing backs off.
+type waitingShortStreams struct{ shortStreams }
+
+func (s *waitingShortStreams) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
+	select {
+	case <-time.After(1500 * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.shortStreams.Watch(ctx, opts)
+}
+
+// A stream is short by the time from the call that opened it: a Source
+// that waits before it reconnects bounds the rate itself, and its streams
+// that deliver and end are not failures.
+func TestShortStreamsCountTheSourcesWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2)
+		src := &waitingShortStreams{shortStreams{Source: mem}}
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{})
+		runReflector(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := src.watches.Load(); n < 35 {
+			t.Errorf("%d watches in a minute of a Source that waits 1.5 s before each, want about 40 (no backoff on top)", n)
+		}
+		if h := r.Health(); !h.Healthy() {
+			t.Errorf("Health %s: want it healthy", h)
+		}
+	})
+}
+
+// heartbeatThenEnd wraps a memory source: each watch sends a heartbeat
+// (a keep-alive) and ends at once, cleanly (a server that ends its quiet
+// streams).
+type heartbeatThenEnd struct {
+	*memory.Source[*item]
+	lists atomic.Int64
+}
+
+func (s *heartbeatThenEnd) List(ctx context.Context, opts informer.ListOptions) (informer.Page[*item], error) {
+	s.lists.Add(1)
+	return s.Source.List(ctx, opts)
+}
+
+func (s *heartbeatThenEnd) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[*item], error) {
+	if opts.Heartbeat != nil {
+		opts.Heartbeat()
+	}
+	return &oneEvent{ctx: ctx, done: true}, nil
+}
+
+// A quiet stream that showed it was alive and ended cleanly is not an
+// empty watch (one that may mean a refused version, and three of which in
+// a row make the reflector list again); such streams that keep ending at
+// once are short ones, which back off.
+func TestAliveQuietStreamsAreNotEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{})
+		seedItems(t, mem, "ns", 2)
+		src := &heartbeatThenEnd{Source: mem}
+		var errs errList
+		r := newTestReflector(src, newSinkRec(), &errs, informer.ReflectorOptions{})
+		runReflector(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := src.lists.Load(); n != 1 {
+			t.Errorf("%d lists: quiet streams that were alive are no reason to list again", n)
+		}
+		for _, err := range errs.all() {
+			if strings.Contains(err.Error(), "without an event") {
+				t.Fatalf("reported %v: a stream that was alive is not empty", err)
+			}
+		}
+	})
+}

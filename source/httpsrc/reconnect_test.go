@@ -2,7 +2,9 @@ package httpsrc_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -123,4 +125,53 @@ func TestQuietShortStreamsDeliverPromptly(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The wait after a short stream is once: a watch that then fails (a 502)
+// is the reflector's to back off, and the next watch does not wait again;
+// and a stream that ended with nothing at all is not followed by it (the
+// reflector escalates such streams to a relist).
+func TestReconnectDelayOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		answers := []string{"event", "502", "", "nothing", ""}
+		n := 0
+		h := func(w http.ResponseWriter, r *http.Request) {
+			a := answers[min(n, len(answers)-1)]
+			n++
+			switch a {
+			case "502":
+				http.Error(w, "bad gateway", http.StatusBadGateway)
+				return
+			case "event":
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "id: 2\nevent: added\ndata: {\"metadata\":{\"name\":\"a\"}}\n\n")
+			default:
+				w.Header().Set("Content-Type", "text/event-stream")
+			}
+		}
+		src, err := httpsrc.New(httpsrc.Options[*Item]{ListURL: "http://svc.test/items", WatchURL: "http://svc.test/events",
+			Client: inMemoryClient(h)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The waits before each watch: none; 3 s after the short stream
+		// with an event; none after the failed watch; none after the
+		// stream that ended with nothing.
+		for i, want := range []time.Duration{0, 3 * time.Second, 0, 0} {
+			start := time.Now()
+			w, err := src.Watch(t.Context(), informer.WatchOptions{ResourceVersion: "1"})
+			if d := time.Since(start); d != want {
+				t.Errorf("watch %d waited %s, want %s", i, d, want)
+			}
+			if err != nil {
+				continue
+			}
+			for {
+				if _, err := w.Next(); err != nil {
+					break
+				}
+			}
+			w.Close()
+		}
+	})
 }

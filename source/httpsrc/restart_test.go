@@ -95,13 +95,19 @@ func TestRestartInsideTheNewHistory(t *testing.T) {
 			if err := inf.WaitForResourceVersion(ctx, "3"); err != nil {
 				t.Fatal(err)
 			}
-			svc.restart("x", "y", "z", "w") // versions 1 to 4: the client resumes from 3
-			if err := inf.WaitForResourceVersion(ctx, "4"); err != nil {
+			if err := inf.WaitForResourceVersion(ctx, strconv.Itoa(svc.put("d"))); err != nil { // on the stream
+				t.Fatal(err)
+			}
+			if n := svc.lists.Load(); n != 1 {
+				t.Errorf("%d lists before the restart, want 1: the epoch of the list and of the stream are the same", n)
+			}
+			svc.restart("x", "y", "z", "w", "v") // versions 1 to 5: the client resumes from 4
+			if err := inf.WaitForResourceVersion(ctx, "5"); err != nil {
 				t.Fatal(err)
 			}
 			_, lost := inf.Lister().Get("a")
 			if lost != tc.wantLost {
-				t.Errorf("after the restart, the cache has %v; the service x, y, z, w", inf.Lister().Keys())
+				t.Errorf("after the restart, the cache has %v; the service x, y, z, w, v", inf.Lister().Keys())
 			}
 		})
 	}
