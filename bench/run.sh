@@ -227,6 +227,9 @@ fi
 if [ -f shard/RESULTS.md ]; then # go run ./cmd/shard -n 10000 -out shard/RESULTS.md
   cp shard/RESULTS.md "$results/shard.md"
 fi
+if [ -f sharing/RESULTS.md ]; then # measured by hand: see its text
+  cp sharing/RESULTS.md "$results/sharing.md"
+fi
 
 echo "== summary (informer ÷ client-go; below 1 is better)"
 if $quick; then

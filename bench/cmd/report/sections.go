@@ -17,8 +17,8 @@ import (
 // the Client benchmarks of client-go.txt and informer.txt, realserver.md
 // (bench/realserver/RESULTS.md), scale.md (bench/scale/RESULTS.md) and
 // every scale-<N>.md (bench/scale/RESULTS-<N>.md: other sizes of the scale
-// benchmark, such as half a million pods, run on their own) and shard.md
-// (bench/shard/RESULTS.md).
+// benchmark, such as half a million pods, run on their own), shard.md
+// (bench/shard/RESULTS.md) and sharing.md (bench/sharing/RESULTS.md).
 func extraSections(results string, cg, ours samples) string {
 	var b strings.Builder
 	if deps, err := os.ReadFile(filepath.Join(results, "deps.md")); err == nil {
@@ -47,7 +47,18 @@ func extraSections(results string, cg, ours samples) string {
 	if sh, err := os.ReadFile(filepath.Join(results, "shard.md")); err == nil {
 		b.WriteString(shardSection(string(sh)))
 	}
+	if sg, err := os.ReadFile(filepath.Join(results, "sharing.md")); err == nil {
+		b.WriteString(sharingSection(string(sg)))
+	}
 	return b.String()
+}
+
+// sharingSection is bench/sharing/RESULTS.md (measured by hand: footprint,
+// callgrind and HTTPPods runs, see its text), whole.
+func sharingSection(results string) string {
+	return "\n## Structural sharing's guard against written values (issue 34)\n\n" +
+		"What it costs to check every shared value before handing it out again (`kubesrc.SharingOn`'s doc says what the guard does): held memory per pod, CPU per decoded object where most values are found in the table, and the HTTP benchmark. Copied from `bench/sharing/RESULTS.md` by `bench/run.sh`.\n\n" +
+		strings.TrimSpace(results) + "\n"
 }
 
 // shardSection is bench/shard/RESULTS.md (bench/cmd/shard), whole.
