@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/source/memory"
@@ -43,7 +44,9 @@ func TestKeyedSourceKeysTheCache(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				if tc.want == "" {
-					if err := inf.Run(ctx); !errors.Is(err, informer.ErrKeyFuncConflict) {
+					rctx, rcancel := context.WithTimeout(ctx, time.Minute) // Run must not start
+					defer rcancel()
+					if err := inf.Run(rctx); !errors.Is(err, informer.ErrKeyFuncConflict) {
 						t.Fatalf("Run: %v, want ErrKeyFuncConflict", err)
 					}
 					if err := inf.WaitForSync(ctx); !errors.Is(err, informer.ErrStopped) {
