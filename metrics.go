@@ -48,7 +48,7 @@ const (
 // lock; they must be quick and safe for concurrent use.
 //
 // Gauges that can be read at any time are not callbacks: the number of
-// objects (Indexer().Len()), how long since the source last confirmed the
+// objects (Lister().Len()), how long since the source last confirmed the
 // cache current (Health().SinceActivity, the lag), the notifications a
 // handler has yet to process (Registration.Pending).
 type Metrics struct {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/informer-go/informer"
+	kubesrc "github.com/informer-go/informer/source/kube"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -12,6 +13,7 @@ import (
 // informerInstruments are the informers' instruments.
 type informerInstruments struct {
 	events, skipped, lists, items, restarts, panics metric.Int64Counter
+	decodedObjects, decodedBytes, decodeFailures    metric.Int64Counter
 	latency                                         metric.Float64Histogram
 	storeItems, synced, pending                     metric.Int64ObservableGauge
 	lag                                             metric.Float64ObservableGauge
@@ -36,6 +38,9 @@ func newInformerInstruments(meter metric.Meter) (informerInstruments, []error) {
 	i.items = c("informer.list_items", "Objects received in list pages")
 	i.restarts = c("informer.watch_restarts", "Watches started again after one ended, by reason")
 	i.panics = c("informer.handler_panics", "Panics recovered from a handler")
+	i.decodedObjects = c("informer.decoded_objects", "Objects a Kubernetes Source decoded, by op (list, watch)")
+	i.decodedBytes = c("informer.decoded_bytes", "Bytes a Kubernetes Source decoded, by op (list, watch)")
+	i.decodeFailures = c("informer.decode_failures", "Objects or events a Kubernetes Source could not decode, by op")
 	var err error
 	i.latency, err = meter.Float64Histogram("informer.processing_latency", metric.WithDescription("How long a handler takes to process a notification (sampled)"), metric.WithUnit("s"))
 	errs = append(errs, err)
@@ -76,6 +81,25 @@ func (m *Metrics) Informer(name string) informer.Metrics {
 		HandlerPanic: func(handler string) {
 			i.panics.Add(ctx, 1, metric.WithAttributes(attribute.String("name", name), attribute.String("handler", handler)))
 		},
+	}
+}
+
+// Source returns the callbacks of a Kubernetes Source (source/kube's
+// Options.Metrics) of the informer called name:
+// informer.decoded_objects, informer.decoded_bytes and
+// informer.decode_failures, with attribute op "list" or "watch".
+func (m *Metrics) Source(name string) kubesrc.Metrics {
+	i := &m.informer
+	byOp := func(op string) metric.AddOption {
+		return metric.WithAttributes(attribute.String("name", name), attribute.String("op", op))
+	}
+	return kubesrc.Metrics{
+		Decoded: func(op string, objects int, bytes int64) {
+			o := byOp(op)
+			i.decodedObjects.Add(ctx, int64(objects), o)
+			i.decodedBytes.Add(ctx, bytes, o)
+		},
+		DecodeFailed: func(op string) { i.decodeFailures.Add(ctx, 1, byOp(op)) },
 	}
 }
 

@@ -90,3 +90,41 @@ func TestInformerThroughTheSDK(t *testing.T) {
 		t.Error("no informer.lag")
 	}
 }
+
+// A Source's callbacks reach the SDK with their op.
+func TestSourceThroughTheSDK(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	m, err := infotel.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("informer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Source("pods")
+	s.Decoded("list", 2, 300)
+	s.Decoded("watch", 1, 120)
+	s.DecodeFailed("watch")
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			if d, ok := mt.Data.(metricdata.Sum[int64]); ok {
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += p.Value
+				}
+			}
+		}
+	}
+	for k, want := range map[string]int64{
+		"informer.decoded_objects{name=pods,op=list}":  2,
+		"informer.decoded_bytes{name=pods,op=list}":    300,
+		"informer.decoded_objects{name=pods,op=watch}": 1,
+		"informer.decoded_bytes{name=pods,op=watch}":   120,
+		"informer.decode_failures{name=pods,op=watch}": 1,
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %d, want %d (all: %v)", k, got[k], want, got)
+		}
+	}
+}
