@@ -236,8 +236,7 @@ func (r *Recorder) Stats() Stats {
 // the series of the same earlier event, filtered as spam, or dropped
 // when the queue is full.
 func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, eventtype, reason, action, note string, args ...any) {
-	if (eventtype != Normal && eventtype != Warning) || reason == "" || action == "" ||
-		len(reason) > maxReasonBytes || len(action) > maxReasonBytes || regarding.Name == "" {
+	if !validEvent(regarding, eventtype, reason, action) {
 		r.mu.Lock()
 		r.stats.Invalid++
 		r.mu.Unlock()
@@ -308,6 +307,13 @@ func (r *Recorder) Eventf(regarding ObjectReference, related *ObjectReference, e
 		r.forgetLocked(old)
 	}
 	r.mu.Unlock()
+}
+
+// validEvent reports whether an event may be recorded: a known type, a
+// reason and an action of at most maxReasonBytes, and a named object.
+func validEvent(regarding ObjectReference, eventtype, reason, action string) bool {
+	return (eventtype == Normal || eventtype == Warning) && reason != "" && action != "" &&
+		len(reason) <= maxReasonBytes && len(action) <= maxReasonBytes && regarding.Name != ""
 }
 
 // enqueueLocked queues e for a write. When the queue is full, a new event
