@@ -67,13 +67,7 @@ func (s *sseReader) next() (sseEvent, error) {
 			}
 			continue
 		}
-		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-		}
+		field, value := splitField(line)
 		switch string(field) {
 		case "event":
 			s.typ = append(s.typ[:0], value...)
@@ -92,6 +86,21 @@ func (s *sseReader) next() (sseEvent, error) {
 			s.readRetry(value)
 		}
 	}
+}
+
+// splitField splits a line into its field name and value: the value is
+// what follows the first colon, less one leading space; a line without a
+// colon is a field name with an empty value.
+func splitField(line []byte) (field, value []byte) {
+	i := bytes.IndexByte(line, ':')
+	if i < 0 {
+		return line, nil
+	}
+	field, value = line[:i], line[i+1:]
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	return field, value
 }
 
 // readRetry takes a retry field: digits only, milliseconds. It is a sign
