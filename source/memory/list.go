@@ -76,17 +76,7 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	if cached == nil {
 		sortEntries(entries)
 	}
-	start := 0
-	if after != "" {
-		i, found := slices.BinarySearchFunc(entries, after, func(e entry[T], key string) int {
-			return strings.Compare(e.key, key)
-		})
-		if found {
-			i++
-		}
-		start = i
-	}
-	rest := entries[start:]
+	rest := entriesAfter(entries, after)
 	n := len(rest)
 	if limit := s.pageSize(opts.Limit); limit > 0 && n > limit {
 		n = limit
@@ -100,6 +90,29 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 	if more {
 		page.Continue = encodeToken(token{source: s.id, epoch: epoch, rv: rv, after: rest[n-1].key})
 	}
+	s.updateCache(more, cached, epoch, rv, entries)
+	return page, nil
+}
+
+// entriesAfter returns the entries, sorted by key, whose keys follow after;
+// all of them when after is "".
+func entriesAfter[T Object](entries []entry[T], after string) []entry[T] {
+	if after == "" {
+		return entries
+	}
+	i, found := slices.BinarySearchFunc(entries, after, func(e entry[T], key string) int {
+		return strings.Compare(e.key, key)
+	})
+	if found {
+		i++
+	}
+	return entries[i:]
+}
+
+// updateCache keeps the sorted state of a paginated list with more pages
+// (entries, at rv in epoch) for the pages after, unless it was compacted
+// away meanwhile, and forgets cached once its list is finished.
+func (s *Source[T]) updateCache(more bool, cached *snapshot[T], epoch, rv uint64, entries []entry[T]) {
 	switch {
 	case more && cached == nil:
 		s.mu.Lock()
@@ -114,7 +127,6 @@ func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (inform
 		}
 		s.mu.Unlock()
 	}
-	return page, nil
 }
 
 // pageSize returns the most items one page may hold; 0 means no limit.
