@@ -187,4 +187,12 @@
 // third of SharingOff's), nothing when nothing repeats, no allocation,
 // and 24 bytes per table entry (held memory per pod +0.1% at 50,000
 // pods; BENCHMARKS.md).
+//
+// Two limits of the check: a write that puts back equal text (a label
+// set again to the same value in a new string) counts as a write (it is
+// reported and the value leaves the table; decoded objects stay right);
+// and a write into a cached map from one goroutine while the Source
+// reads that map (its check, or any other reader of the cache) is a data
+// race that Go may stop the program for ("concurrent map iteration and
+// map write"), as it would be without sharing.
 package kube
