@@ -22,7 +22,8 @@
 //     member starts work only in ranges nobody else claims: it writes its
 //     claim first, then reads the others' again, so of two members
 //     claiming at once at least one sees the other (the API server's
-//     writes are linearizable) and keeps out.
+//     writes are linearizable), keeps out and withdraws its claim there
+//     (both may have kept out; the claim must not outlive that).
 //   - Handoff: when its ranges change, a member cancels its work, waits
 //     for it to return (workers drained, queue dropped), and only then
 //     writes its smaller claim; the new owner starts after it reads that.

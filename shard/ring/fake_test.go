@@ -32,6 +32,10 @@ type client struct {
 	down atomic.Bool
 	// listDown fails only List (the member can renew but not see others).
 	listDown atomic.Bool
+	// onList, if set, is called with the count of List calls (from 1)
+	// before each List reads the store.
+	onList func(n int)
+	lists  atomic.Int64
 }
 
 func (c *client) check() error {
@@ -98,6 +102,9 @@ func (c *client) List(_ context.Context, ns, selector string) ([]*leaderelection
 	}
 	if c.listDown.Load() {
 		return nil, errDown
+	}
+	if n := c.lists.Add(1); c.onList != nil {
+		c.onList(int(n))
 	}
 	sel, err := labels.Parse(selector)
 	if err != nil {

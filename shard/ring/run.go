@@ -107,6 +107,12 @@ func (r *runState) step(ctx context.Context) {
 	others = r.evict(ctx, desired, others)
 	target := desired.Subtract(claims(others))
 	if r.gen != nil && r.gen.a.Ranges.Equal(target) {
+		if !r.claim.Equal(target) {
+			// A claim larger than the work (a write that failed, or a
+			// move that found part of its target taken) keeps the
+			// others out of ranges nobody works: give it up.
+			r.writeClaim(ctx, target)
+		}
 		return
 	}
 	if r.gen == nil && target.Empty() && r.claim.Empty() {
@@ -143,6 +149,12 @@ func (r *runState) move(ctx context.Context, target shard.Set) {
 		if t := shard.NewSet(taken...); t.Overlaps(fresh) {
 			m.log.Info("ring: ranges still claimed by others", "ranges", fresh.Intersect(t).String())
 			start = target.Subtract(t)
+			// Withdraw the claim on them at once: the other member may
+			// have seen it and kept out too, and then neither would work
+			// them while it stands.
+			if !r.writeClaim(ctx, start) {
+				return
+			}
 		}
 	}
 	if start.Empty() || !r.fenced(time.Now()) {
