@@ -41,9 +41,10 @@
 //
 // Limits: any change of a member's ranges restarts its work over the new
 // ranges as a whole (the part it keeps is listed again too, which with
-// the server's shard filter is 1/N of the collection); a queue kept
-// outside the work function is not pruned of the keys that moved, so
-// make the queue inside it, as the example does. Fencing rests on time,
+// the server's shard filter is 1/N of the collection). Make the work
+// queue inside the work function, as the example does, and it goes with
+// the assignment; a queue kept across assignments must be pruned of the
+// keys that moved away: wrap the work function with PruneQueue. Fencing rests on time,
 // as the leader election's does: a process paused for longer than
 // LeaseDuration − RenewDeadline in the middle of a write defeats it;
 // writes that must be fenced on the server can carry Identity and Epoch.

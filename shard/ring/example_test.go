@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/shard/ring"
+	"github.com/informer-go/informer/workqueue"
 )
 
 // Two members of a ring share the hash space: each runs its work over
@@ -52,4 +54,30 @@ func Example() {
 	// Output:
 	// replica-a works 0.50 of the space
 	// replica-b works 0.50 of the space
+}
+
+// A queue kept across assignments: PruneQueue drops the keys the new
+// assignment does not own before its work starts. Here the work is
+// called by hand with an assignment of the first half of the space; a
+// program passes it to Member.Run.
+func ExamplePruneQueue() {
+	q := workqueue.New(workqueue.Options[string]{})
+	for _, k := range []string{"default/web", "kube-system/dns", "shop/cart", "team-a/api", "team-b/ui"} {
+		q.Add(k) // left from an earlier assignment
+	}
+	owns := func(a ring.Assignment, key string) bool { return a.Ranges.Contains(shard.Hash(key)) }
+	work := ring.PruneQueue(q, owns, func(ctx context.Context, a ring.Assignment) {
+		// Start the informers over a.Ranges (they enqueue into q), then
+		// q.Run(ctx, workers, reconcile) until ctx ends.
+		var left []string
+		for q.Len() > 0 {
+			k, _ := q.Get(ctx)
+			left = append(left, k)
+			q.Done(k)
+		}
+		fmt.Println("left in the queue:", left)
+	})
+	work(context.Background(), ring.Assignment{Identity: "replica-a", Epoch: 2, Ranges: shard.NewSet(shard.Split(2, 0))})
+	// Output:
+	// left in the queue: [kube-system/dns team-a/api team-b/ui]
 }

@@ -88,6 +88,7 @@ type Assignment struct {
 	Ranges shard.Set
 
 	synced *atomic.Bool
+	log    *slog.Logger
 }
 
 // Synced marks the assignment's caches as synced, for Health.

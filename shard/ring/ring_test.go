@@ -160,6 +160,11 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) start(id string) *runner {
+	return h.startWith(id, h.rec.work)
+}
+
+// startWith starts a member running work.
+func (h *harness) startWith(id string, work func(context.Context, ring.Assignment)) *runner {
 	c := &client{s: h.st}
 	m, err := ring.New(c, ring.Options{Namespace: "ns", Name: "ctl", Identity: id,
 		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
@@ -169,7 +174,7 @@ func (h *harness) start(id string) *runner {
 	}
 	ctx, cancel := context.WithCancel(h.t.Context())
 	r := &runner{m: m, c: c, cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- m.Run(ctx, h.rec.work) }()
+	go func() { r.done <- m.Run(ctx, work) }()
 	h.ms[id] = r
 	return r
 }

@@ -23,6 +23,8 @@ import (
 // Lease could not be renewed for RenewDeadline, and must then return
 // within LeaseDuration − RenewDeadline, before the others may evict the
 // member. A work that returns on its own runs again at the next renewal.
+// A queue kept across calls of work keeps the keys of ranges that moved
+// away: see PruneQueue.
 //
 // When ctx ends, Run cancels work (ErrStopped), waits for it, deletes the
 // member's Lease (so that the others take its ranges at their next
@@ -169,7 +171,7 @@ func (r *runState) startGen(ranges shard.Set) {
 	m := r.m
 	r.epoch++
 	g := &generation{done: make(chan struct{})}
-	g.a = Assignment{Identity: m.opts.Identity, Epoch: r.epoch, Ranges: ranges, synced: &g.synced}
+	g.a = Assignment{Identity: m.opts.Identity, Epoch: r.epoch, Ranges: ranges, synced: &g.synced, log: m.log}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	g.cancel = cancel
 	m.log.Info("ring: working", "ranges", ranges.String(), "epoch", r.epoch)
