@@ -159,7 +159,7 @@ func (q *Queue[K]) fire() {
 			continue
 		}
 		delete(dl.due, e.key)
-		if ok, _ := q.addLocked(e.key); ok {
+		if q.addLocked(e.key) {
 			n++
 			if q.timed {
 				added = append(added, e.key)
@@ -172,13 +172,12 @@ func (q *Queue[K]) fire() {
 	if len(dl.h) > 0 {
 		q.armLocked(dl.h[0].at)
 	}
-	depth := q.fifo.Len()
 	wake := n > 0 && q.waiting > 0
 	q.mu.Unlock()
 	if wake {
 		q.signal() // a worker that takes one passes the signal on
 	}
 	for _, k := range added {
-		q.opts.Metrics.added(k, depth)
+		q.reportAdded(k)
 	}
 }

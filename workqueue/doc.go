@@ -40,8 +40,9 @@
 // # Metrics and logs
 //
 // Options.Metrics takes callbacks for depth, adds, queue latency, work
-// duration and retries, and Queue.LongestRunning reports the longest
-// running key, so any metrics system can record them without this package
-// depending on one. Run logs failed and panicking reconciles through
+// duration and retries, and Queue.Processing reports the keys being
+// processed (how many, the longest running, their unfinished work), so any
+// metrics system can record them without this package depending on one
+// (metrics/prometheus and metrics/otel do, under client-go's names). Run logs failed and panicking reconciles through
 // log/slog, naming the key (never an object's content).
 package workqueue

@@ -6,6 +6,7 @@ import (
 	"github.com/informer-go/informer/internal/ring"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,6 +68,11 @@ type Queue[K comparable] struct {
 
 	wake chan struct{} // a token that work may be waiting: capacity 1
 	done chan struct{} // closed by ShutDown
+
+	// The depth reported to Metrics.Depth: see reportDepth.
+	depth      atomic.Int64 // fifo.Len() after the last change
+	depthStale atomic.Bool  // a change not yet reported
+	reporting  atomic.Bool  // a goroutine is calling Metrics.Depth
 }
 
 // New returns an empty queue. It starts no goroutine: AddAfter arms one
@@ -102,22 +108,22 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // again once, when its worker calls Done.
 func (q *Queue[K]) Add(key K) {
 	q.mu.Lock()
-	added, depth := q.addLocked(key)
+	added := q.addLocked(key)
 	wake := added && q.waiting > 0
 	q.mu.Unlock()
 	if wake {
 		q.signal()
 	}
 	if added && q.timed {
-		q.opts.Metrics.added(key, depth)
+		q.reportAdded(key)
 	}
 }
 
 // addLocked adds key and reports whether it was newly queued or marked to
-// be queued again, and the depth after it.
-func (q *Queue[K]) addLocked(key K) (bool, int) {
+// be queued again.
+func (q *Queue[K]) addLocked(key K) bool {
 	if q.shutting {
-		return false, 0
+		return false
 	}
 	e, ok := q.items[key]
 	switch {
@@ -128,13 +134,14 @@ func (q *Queue[K]) addLocked(key K) (bool, int) {
 		}
 		q.items[key] = e
 		q.fifo.Push(key)
-		return true, q.fifo.Len()
+		q.setDepthLocked()
+		return true
 	case e.flags&(queued|dirty) != 0:
-		return false, 0 // coalesced with the pending one
+		return false // coalesced with the pending one
 	default: // processing
 		e.flags |= dirty
 		q.items[key] = e
-		return true, q.fifo.Len()
+		return true
 	}
 }
 
@@ -172,13 +179,14 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			e.flags = processing
 			q.items[key] = e
 			q.running++
-			more, depth := q.fifo.Len() > 0 && q.waiting > 0, q.fifo.Len()
+			q.setDepthLocked()
+			more := q.fifo.Len() > 0 && q.waiting > 0
 			q.mu.Unlock()
 			if more {
 				q.signal() // another worker may take the next one
 			}
 			if q.timed {
-				q.opts.Metrics.got(depth, e.since.Sub(queuedAt))
+				q.reportGot(e.since.Sub(queuedAt))
 			}
 			return key, nil
 		}
@@ -222,18 +230,18 @@ func (q *Queue[K]) Done(key K) {
 	if requeued {
 		q.items[key] = entry{flags: queued, since: now}
 		q.fifo.Push(key)
+		q.setDepthLocked()
 	} else {
 		delete(q.items, key)
 	}
 	q.checkDrainedLocked()
-	depth := q.fifo.Len()
 	wake := requeued && q.waiting > 0
 	q.mu.Unlock()
 	if wake {
 		q.signal()
 	}
 	if q.timed {
-		q.opts.Metrics.done(depth, worked)
+		q.reportDone(worked)
 	}
 }
 
@@ -298,19 +306,42 @@ func (q *Queue[K]) checkDrainedLocked() {
 // unless a Metrics callback is set (the queue takes no timestamps
 // otherwise). It scans the keys being processed.
 func (q *Queue[K]) LongestRunning() (time.Duration, int) {
+	p := q.Processing()
+	return p.Longest, p.Keys
+}
+
+// Processing describes the keys being processed (handed out by Get, Done
+// not yet called) at one moment.
+type Processing struct {
+	// Keys is how many keys are being processed.
+	Keys int
+	// Longest is how long the oldest of them has been processed.
+	Longest time.Duration
+	// Unfinished is the sum of how long each has been processed so far:
+	// client-go's "unfinished work", which grows while a worker is stuck.
+	Unfinished time.Duration
+}
+
+// Processing reports the keys being processed. Its durations are 0 unless
+// a Metrics callback is set (the queue takes no timestamps otherwise). It
+// scans the queue's keys, so it is meant for a metrics scrape, not a hot
+// path.
+func (q *Queue[K]) Processing() Processing {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	p := Processing{Keys: q.running}
 	if !q.timed || q.running == 0 {
-		return 0, q.running
+		return p
 	}
 	now := time.Now()
-	var longest time.Duration
 	for _, e := range q.items {
 		if e.flags&processing != 0 {
-			longest = max(longest, now.Sub(e.since))
+			d := now.Sub(e.since)
+			p.Longest = max(p.Longest, d)
+			p.Unfinished += d
 		}
 	}
-	return longest, q.running
+	return p
 }
 
 // AddRateLimited adds key after the delay the queue's RateLimiter gives it

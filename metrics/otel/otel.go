@@ -6,6 +6,7 @@
 //
 //	m, _ := otel.New(provider.Meter("github.com/informer-go/informer"))
 //	q := workqueue.New(workqueue.Options[string]{Name: "widgets", Metrics: otel.Workqueue[string](m, "widgets")})
+//	otel.WatchQueue(m, "widgets", q)
 package otel
 
 import (
@@ -28,6 +29,8 @@ type Metrics struct {
 	wqQueueDur  metric.Float64Histogram
 	wqWorkDur   metric.Float64Histogram
 	wqRetries   metric.Int64Counter
+	wqUnfinish  metric.Float64ObservableGauge
+	wqLongest   metric.Float64ObservableGauge
 	leStatus    metric.Int64Gauge
 	leTrans     metric.Int64Counter
 	leAttempt   metric.Float64Histogram
@@ -64,6 +67,13 @@ func New(meter metric.Meter) (*Metrics, error) {
 	m.wqQueueDur = hist("workqueue.queue.duration", "How long an item stays in the workqueue before being requested")
 	m.wqWorkDur = hist("workqueue.work.duration", "How long processing an item from the workqueue takes")
 	m.wqRetries = i64c("workqueue.retries", "Retries handled by the workqueue")
+	seconds := func(name, desc string) metric.Float64ObservableGauge {
+		g, err := meter.Float64ObservableGauge(name, metric.WithDescription(desc), metric.WithUnit("s"))
+		errs = append(errs, err)
+		return g
+	}
+	m.wqUnfinish = seconds("workqueue.unfinished_work", "How long the keys being processed have run, summed")
+	m.wqLongest = seconds("workqueue.longest_running_processor", "How long the longest running key has been processed")
 	m.leStatus = i64g("leader_election.master_status", "1 while this candidate leads the lease, else 0")
 	m.leTrans = i64c("leader_election.transitions", "Times the lease was seen to change holder")
 	m.leAttempt = hist("leader_election.attempt.duration", "Latency of attempts to acquire or renew the lease")
@@ -86,7 +96,8 @@ func New(meter metric.Meter) (*Metrics, error) {
 // ctx is the context of every recording: the callbacks have none.
 var ctx = context.Background()
 
-// Workqueue returns the callbacks of the queue called name.
+// Workqueue returns the callbacks of the queue called name; WatchQueue
+// adds the two gauges read from the queue itself.
 func Workqueue[K comparable](m *Metrics, name string) workqueue.Metrics[K] {
 	attrs := metric.WithAttributeSet(attribute.NewSet(attribute.String("name", name)))
 	return workqueue.Metrics[K]{
@@ -96,6 +107,25 @@ func Workqueue[K comparable](m *Metrics, name string) workqueue.Metrics[K] {
 		WorkDuration: func(d time.Duration) { m.wqWorkDur.Record(ctx, d.Seconds(), attrs) },
 		Retry:        func(K) { m.wqRetries.Add(ctx, 1, attrs) },
 	}
+}
+
+// WatchQueue observes workqueue.unfinished_work (how long the keys being
+// processed have run, summed: it grows while a worker is stuck) and
+// workqueue.longest_running_processor of q, the queue called name, at each
+// collection. They are 0 unless q was made with Metrics callbacks
+// (Workqueue's). It returns a function that stops observing them.
+func WatchQueue[K comparable](m *Metrics, name string, q *workqueue.Queue[K]) (remove func(), err error) {
+	attrs := metric.WithAttributeSet(attribute.NewSet(attribute.String("name", name)))
+	reg, err := m.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		p := q.Processing()
+		o.ObserveFloat64(m.wqUnfinish, p.Unfinished.Seconds(), attrs)
+		o.ObserveFloat64(m.wqLongest, p.Longest.Seconds(), attrs)
+		return nil
+	}, m.wqUnfinish, m.wqLongest)
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = reg.Unregister() }, nil
 }
 
 // LeaderElection returns the callbacks of the elector of the lease

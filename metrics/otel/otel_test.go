@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/informer-go/informer/events"
@@ -128,3 +129,50 @@ type noDelay struct{}
 func (noDelay) When(string) time.Duration { return 0 }
 func (noDelay) Forget(string)             {}
 func (noDelay) NumRequeues(string) int    { return 0 }
+
+// WatchQueue's gauges read the keys being processed at each collection.
+func TestWatchQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reader := sdkmetric.NewManualReader()
+		m, err := infotel.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("informer"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := workqueue.New(workqueue.Options[string]{Metrics: infotel.Workqueue[string](m, "widgets")})
+		remove, err := infotel.WatchQueue(m, "widgets", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Add("a")
+		q.Add("b")
+		q.Get(t.Context())
+		time.Sleep(2 * time.Second)
+		q.Get(t.Context())
+		time.Sleep(time.Second)
+		gauges := func() map[string]float64 {
+			var rm metricdata.ResourceMetrics
+			if err := reader.Collect(t.Context(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, sm := range rm.ScopeMetrics {
+				for _, mt := range sm.Metrics {
+					if d, ok := mt.Data.(metricdata.Gauge[float64]); ok {
+						for _, p := range d.DataPoints {
+							got[mt.Name+attrs(p.Attributes)] = p.Value
+						}
+					}
+				}
+			}
+			return got
+		}
+		got := gauges()
+		if u, l := got["workqueue.unfinished_work{name=widgets}"], got["workqueue.longest_running_processor{name=widgets}"]; u != 4 || l != 3 {
+			t.Errorf("unfinished %v, longest %v; want 4, 3 (recorded: %v)", u, l, got)
+		}
+		remove()
+		if got := gauges(); len(got) != 0 {
+			t.Errorf("after remove: %v", got)
+		}
+	})
+}

@@ -137,10 +137,13 @@ var (
 	pendingDesc    = prom.NewDesc("informer_pending_notifications", "Notifications a handler has yet to process", []string{"name", "handler"}, nil)
 )
 
-type gaugeKey struct{ name, handler string }
+type gaugeKey struct {
+	name, handler string
+	queue         bool // a queue's gauges, not an informer's
+}
 
-// stateGauges is a collector of gauges read from informers at scrape
-// time.
+// stateGauges is a collector of gauges read from informers and queues at
+// scrape time.
 type stateGauges struct {
 	mu  sync.Mutex
 	fns map[gaugeKey]func(chan<- prom.Metric)
@@ -162,7 +165,7 @@ func (g *stateGauges) add(k gaugeKey, fn func(chan<- prom.Metric)) func() {
 
 // Describe sends the gauges' descriptions.
 func (g *stateGauges) Describe(ch chan<- *prom.Desc) {
-	for _, d := range []*prom.Desc{storeItemsDesc, lagDesc, syncedDesc, pendingDesc} {
+	for _, d := range []*prom.Desc{storeItemsDesc, lagDesc, syncedDesc, pendingDesc, unfinishedDesc, longestDesc} {
 		ch <- d
 	}
 }

@@ -6,6 +6,7 @@
 //
 //	m, _ := prometheus.New(reg) // reg: a *prom.Registry, or prom.DefaultRegisterer
 //	q := workqueue.New(workqueue.Options[string]{Name: "widgets", Metrics: prometheus.Workqueue[string](m, "widgets")})
+//	prometheus.WatchQueue(m, "widgets", q)
 //	el, _ := leaderelection.New(leases, leaderelection.Options{..., Metrics: m.LeaderElection("my-controller")})
 //	http.ListenAndServe(":8080", prometheus.Handler(reg, prometheus.Checks{...}))
 package prometheus
@@ -79,7 +80,8 @@ func New(reg prom.Registerer) (*Metrics, error) {
 // Workqueue returns the callbacks of the queue called name, recorded as
 // controller-runtime's workqueue_depth, workqueue_adds_total,
 // workqueue_queue_duration_seconds, workqueue_work_duration_seconds and
-// workqueue_retries_total.
+// workqueue_retries_total. WatchQueue adds the two gauges read from the
+// queue itself.
 func Workqueue[K comparable](m *Metrics, name string) workqueue.Metrics[K] {
 	depth, adds := m.wqDepth.WithLabelValues(name), m.wqAdds.WithLabelValues(name)
 	queued, work := m.wqQueueDur.WithLabelValues(name), m.wqWorkDur.WithLabelValues(name)
@@ -92,6 +94,25 @@ func Workqueue[K comparable](m *Metrics, name string) workqueue.Metrics[K] {
 		Retry:        func(K) { retries.Inc() },
 	}
 }
+
+// WatchQueue adds controller-runtime's workqueue_unfinished_work_seconds
+// (how long the keys being processed have run, summed: it grows while a
+// worker is stuck) and workqueue_longest_running_processor_seconds of q,
+// the queue called name, read at each scrape. They are 0 unless q was
+// made with Metrics callbacks (Workqueue's): without them the queue takes
+// no timestamps. It returns a function that removes them.
+func WatchQueue[K comparable](m *Metrics, name string, q *workqueue.Queue[K]) (remove func()) {
+	return m.informer.gauges.add(gaugeKey{name: name, queue: true}, func(ch chan<- prom.Metric) {
+		p := q.Processing()
+		ch <- prom.MustNewConstMetric(unfinishedDesc, prom.GaugeValue, p.Unfinished.Seconds(), name)
+		ch <- prom.MustNewConstMetric(longestDesc, prom.GaugeValue, p.Longest.Seconds(), name)
+	})
+}
+
+var (
+	unfinishedDesc = prom.NewDesc("workqueue_unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't been observed by work_duration", []string{"name"}, nil)
+	longestDesc    = prom.NewDesc("workqueue_longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running", []string{"name"}, nil)
+)
 
 // LeaderElection returns the callbacks of the elector of the lease called
 // name: client-go's leader_election_master_status, and

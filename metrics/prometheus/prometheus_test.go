@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/informer-go/informer/events"
@@ -284,4 +285,60 @@ func dump(t *testing.T, srv *httptest.Server) string {
 func jsonDecode(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// gather reads reg directly, as a scrape would.
+func gather(t *testing.T, reg *prom.Registry) map[string]*dto.MetricFamily {
+	t.Helper()
+	fs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := map[string]*dto.MetricFamily{}
+	for _, f := range fs {
+		fams[f.GetName()] = f
+	}
+	return fams
+}
+
+// WatchQueue's gauges read the keys being processed at each scrape, and
+// the depth gauge ends at the queue's depth.
+func TestWatchQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prom.NewRegistry()
+		m, err := infprom.New(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := workqueue.New(workqueue.Options[string]{Name: "widgets", Metrics: infprom.Workqueue[string](m, "widgets"), Logger: quiet})
+		remove := infprom.WatchQueue(m, "widgets", q)
+		for _, k := range []string{"a", "b", "c"} {
+			q.Add(k)
+		}
+		a, _ := q.Get(t.Context())
+		time.Sleep(2 * time.Second)
+		q.Get(t.Context())
+		time.Sleep(time.Second)
+		fams := gather(t, reg)
+		for _, c := range []struct {
+			name string
+			want float64
+		}{
+			{"workqueue_unfinished_work_seconds", 4}, // 3 s + 1 s
+			{"workqueue_longest_running_processor_seconds", 3},
+			{"workqueue_depth", 1},
+		} {
+			if got := value(t, fams, c.name, "name=widgets"); got != c.want {
+				t.Errorf("%s = %v, want %v", c.name, got, c.want)
+			}
+		}
+		q.Done(a)
+		if got := value(t, gather(t, reg), "workqueue_longest_running_processor_seconds", "name=widgets"); got != 1 {
+			t.Errorf("longest running after a's Done = %v, want 1", got)
+		}
+		remove()
+		if f := gather(t, reg)["workqueue_unfinished_work_seconds"]; f != nil {
+			t.Errorf("after remove: %v", f)
+		}
+	})
 }
