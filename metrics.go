@@ -131,7 +131,7 @@ type metricsStarts struct {
 // about to make.
 func (ms *metricsStarts) before(m *Metrics, s state, a action) {
 	switch {
-	case (a.op == opList && s.cont == "") || a.op == opStreamList:
+	case (a.op == opList && s.list.cont == "") || a.op == opStreamList:
 		if m.List != nil {
 			m.List(a.op == opStreamList, listReason(ms.first, ms.why))
 		}

@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -36,12 +35,9 @@ type Reflector[T Object] struct {
 	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
 
 	ptr         bool      // T is a pointer type (pointerType)
-	noWatchList bool      // streaming lists are off
 	lastWarn    time.Time // when a failure was last logged at Warn
 	badRun      int       // unreadable events in a row, for their summary
 	lastBadWarn time.Time // when an unreadable event was last logged at Warn
-	pageRV      string    // the version of the list under way
-	filled      bool      // a list completed, or the first failed: later lists are not Initial
 	resume      resumer   // warm restarts: see snapshot_reflector.go
 }
 
@@ -68,14 +64,7 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 		r.resume.onList = l.ListVersion
 	}
 	r.resume.from = opts.ResumeFrom
-	switch opts.WatchList {
-	case WatchListOn:
-	case WatchListAuto:
-		p, ok := src.(WatchListPreferrer)
-		r.noWatchList = !ok || !p.PrefersWatchList()
-	default:
-		r.noWatchList = true
-	}
+	r.opts.WatchList = watchListMode(opts.WatchList, src)
 	return r
 }
 
@@ -113,15 +102,6 @@ func (r *Reflector[T]) streamBatch() int {
 	return 500
 }
 
-// pageRetries is how many times a list asks again for a page after the
-// first that failed, before it gives up and starts over after a backoff.
-const pageRetries = 4
-
-// productiveAfter is how long a watch must stay open to count as
-// productive without delivering an event: a failure after it is resumed at
-// once instead of backing off.
-const productiveAfter = time.Second
-
 // Run lists and watches until ctx ends, and then returns ctx's cause.
 //
 // Reconnecting: a watch that made progress (delivered an event, or stayed
@@ -136,9 +116,9 @@ const productiveAfter = time.Second
 // it to the policy (step), and performs the action the policy returns.
 func (r *Reflector[T]) Run(ctx context.Context) error {
 	b := newBackoff(r.opts.Backoff)
-	s := newState(r.opts.ListResourceVersion, r.noWatchList)
+	s := newState(r.opts.ListResourceVersion, r.opts.WatchList, r.resume.from)
 	if r.resume.from != "" {
-		s = r.startResumed()
+		r.startResumed()
 	}
 	_, a := s.to(s.phase, action{})
 	var o outcome
@@ -151,7 +131,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if a.err != nil {
 			err = a.err
 		}
-		r.reportOutcome(a.report, err, s.failures)
+		r.reportOutcome(a.report, err, s.health.failures)
 		if m.on {
 			m.before(&r.opts.Metrics, s, a)
 		}
@@ -159,15 +139,12 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if s.restored && errors.Is(o.err, ErrExpired) {
-			o.err = restoredExpired(o.err)
-		}
 		if m.on && a.op != opWait {
 			m.prev, m.why = a.op, o.err
 		}
 		s, a = step(s, o)
 	}
-	r.setHealth(StateStopped, time.Time{}, s.failures)
+	r.setHealth(StateStopped, time.Time{}, s.health.failures)
 	return context.Cause(ctx)
 }
 
@@ -175,22 +152,22 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 func (r *Reflector[T]) perform(ctx context.Context, s state, a action, b *backoff) outcome {
 	switch a.op {
 	case opList:
-		r.setHealth(StateListing, time.Time{}, s.failures)
+		r.setHealth(StateListing, time.Time{}, s.health.failures)
 		return r.listPage(ctx, s)
 	case opStreamList:
-		r.setHealth(StateListing, time.Time{}, s.failures)
+		r.setHealth(StateListing, time.Time{}, s.health.failures)
 		return r.stream(ctx, true)
 	case opWatch:
-		r.setHealth(StateWatching, time.Time{}, s.failures)
+		r.setHealth(StateWatching, time.Time{}, s.health.failures)
 		return r.stream(ctx, false)
 	}
 	var d time.Duration
 	if a.wait == waitPage {
-		d = (50 * time.Millisecond << a.retry) + rand.N(50*time.Millisecond)
+		d = pageRetryDelay(a.retry, rand.N(pageRetryBase))
 	} else {
 		d = b.delay(time.Now())
 	}
-	r.setHealth(StateBackingOff, time.Now().Add(d), s.failures)
+	r.setHealth(StateBackingOff, time.Now().Add(d), s.health.failures)
 	sleep(ctx, d)
 	return outcome{}
 }
@@ -210,28 +187,15 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // listPage reads one page of a List: the first starts a replacement, the
 // last ends it.
 func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
-	opts := ListOptions{ResourceVersion: s.listRV, Limit: max(r.opts.PageSize, NoLimit), Continue: s.cont, Initial: !r.filled}
-	switch {
-	case s.cont != "":
-		opts.ResourceVersion = ""
-	case s.unpaged:
-		opts = ListOptions{Limit: NoLimit, Initial: !r.filled}
-	}
-	if s.cont == "" {
+	c := s.list
+	if c.cont == "" {
 		r.sink.BeginReplace()
 	}
-	page, err := r.src.List(r.withReports(ctx, "list", s.listRV), opts)
+	page, err := r.src.List(r.withReports(ctx, "list", c.from), c.options(r.opts.PageSize))
 	if err != nil {
-		if opts.Initial && s.cont == "" && ctx.Err() == nil {
-			// A first list in one response that fails (a collection too
-			// large to send within a timeout fails that way every time)
-			// is not asked for again: later lists page, as relists do.
-			r.filled = true
-		}
-		return outcome{err: sourceError("list", s.listRV, err)}
+		return outcome{err: sourceError("list", c.from, err)}
 	}
-	if s.cont == "" {
-		r.pageRV = page.ResourceVersion
+	if c.cont == "" {
 		r.listVersion(page.ResourceVersion)
 	}
 	if f := r.opts.Metrics.ListItems; f != nil {
@@ -241,12 +205,12 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 		r.report(err) // bad items are skipped; the rest is in
 	}
 	if page.Continue != "" {
-		return outcome{cont: page.Continue}
+		return outcome{cont: page.Continue, rv: page.ResourceVersion}
 	}
 	if err := r.sink.EndReplace(); err != nil {
-		return outcome{err: err}
+		return outcome{err: err, sinkErr: true}
 	}
-	r.setLastRV(r.pageRV)
+	r.setLastRV(c.version(page.ResourceVersion))
 	r.listed()
 	return outcome{}
 }

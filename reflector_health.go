@@ -162,7 +162,6 @@ func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) 
 
 // listed records a list that completed.
 func (r *Reflector[T]) listed() {
-	r.filled = true
 	r.resume.unconfirmed.Store(0) // a list confirms a restored cache
 	r.lastErr.clearAfterList()
 	r.skips.repaired()

@@ -3,6 +3,7 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // The reflector's recovery policy, as a state machine: the state between two
@@ -30,24 +31,37 @@ var phaseNames = [...]string{"list", "streaming list", "watch", "wait"}
 
 func (p phase) String() string { return phaseNames[p] }
 
-// state is all the reflector remembers between two calls to the Source.
+// state is all the reflector remembers between two calls to the Source:
+// where it is (phase, and the list cursor) and how the Source has
+// answered lately (health), which paces the backoff.
 type state struct {
-	phase phase
-	then  phase // phaseWait: the phase after the wait
+	phase  phase
+	then   phase // phaseWait: the phase after the wait
+	list   listCursor
+	health sourceHealth
+}
 
-	// The list under way.
-	listRV      string // the version the next list asks for: "" the latest
-	cont        string // the continue token of the next page; "" the first page
-	pageRetries int    // times the current page was asked again
-	unpaged     bool   // the next list asks for everything in one response
-	paged       bool   // the last list came in several pages, and no watch delivered since
+// listCursor is where the reflector is in its sync: the list under way,
+// and how the next one is made.
+type listCursor struct {
+	from    string // the version the next list asks for: "" the latest
+	cont    string // the continue token of the next page; "" the first page
+	at      string // the version of the list under way (its first page's); stale between lists
+	retries int    // times the current page was asked again
+	unpaged bool   // the next list asks for everything in one response
+	paged   bool   // the last list came in several pages, and no watch delivered since
+	filled  bool   // a list completed, or the first failed: later lists are not Initial
 
-	// Streaming lists.
 	noWatchList bool // list only: streaming lists are off, or the source refused one
 	listOnce    bool // the next sync is a List: a streaming list had an unreadable event
 	streamCuts  int  // streaming lists cut in a row after sending part of the state
 
-	// Health of the Source.
+	restored bool // watching from a restored snapshot's version, not yet confirmed by a productive watch or a list
+}
+
+// sourceHealth is how the Source has answered lately: the counters that
+// decide how long the reflector waits, and when it lists again.
+type sourceHealth struct {
 	failures     int  // consecutive failures without progress
 	stalled      bool // relisting after expiries without progress: lists do not reset the backoff
 	progress     bool // a watch delivered something since the last expiry
@@ -55,15 +69,18 @@ type state struct {
 	quick        int  // failures still retried at the initial delay since the last productive watch
 	repairs      int  // relists for skipped events since a watch made progress without any
 	shortStreams int  // watches in a row that delivered and ended within productiveAfter
-
-	// Warm restarts.
-	restored bool // watching from a restored snapshot's version, not yet confirmed by a productive watch or a list
 }
 
-// newState is the state a reflector starts in: a streaming list or a
-// List, from listRV.
-func newState(listRV string, noWatchList bool) state {
-	s := state{listRV: listRV, noWatchList: noWatchList}
+// newState is the state Run starts in: a streaming list or a List from
+// listRV, or, when resumeFrom is set, a watch from a restored snapshot's
+// version (newRestoredState). mode is the resolved WatchList mode
+// (watchListMode).
+func newState(listRV string, mode WatchListMode, resumeFrom string) state {
+	noWatchList := mode != WatchListOn
+	if resumeFrom != "" {
+		return newRestoredState(noWatchList)
+	}
+	s := state{list: listCursor{from: listRV, noWatchList: noWatchList}}
 	s.phase = s.sync()
 	return s
 }
@@ -73,26 +90,66 @@ func newState(listRV string, noWatchList bool) state {
 // expired is relisted at once (progress), and which, when its watches keep
 // failing without delivering (a server that lost its history may not say
 // "expired", but "too large" or nothing), gives way to a list like empty
-// watches do.
+// watches do. The sink is full: a relist is no first list.
 func newRestoredState(noWatchList bool) state {
-	return state{phase: phaseWatch, noWatchList: noWatchList, progress: true, restored: true}
+	return state{phase: phaseWatch,
+		list:   listCursor{noWatchList: noWatchList, restored: true, filled: true},
+		health: sourceHealth{progress: true}}
+}
+
+// watchListMode resolves WatchListAuto to WatchListOn or WatchListOff:
+// on for a source that prefers streaming lists. Other modes than On are
+// Off.
+func watchListMode[T Object](mode WatchListMode, src Source[T]) WatchListMode {
+	switch mode {
+	case WatchListOn:
+		return WatchListOn
+	case WatchListAuto:
+		if p, ok := src.(WatchListPreferrer); ok && p.PrefersWatchList() {
+			return WatchListOn
+		}
+	}
+	return WatchListOff
 }
 
 // sync is the phase that (re)lists: a streaming list, unless they are off
 // or the last one met an object it could not read.
 func (s state) sync() phase {
-	if s.noWatchList || s.listOnce {
+	if s.list.noWatchList || s.list.listOnce {
 		return phaseList
 	}
 	return phaseStreamList
 }
 
+// options are the ListOptions of the next page; pageSize is
+// ReflectorOptions.PageSize.
+func (c listCursor) options(pageSize int64) ListOptions {
+	switch {
+	case c.cont != "":
+		return ListOptions{Limit: max(pageSize, NoLimit), Continue: c.cont, Initial: !c.filled}
+	case c.unpaged:
+		return ListOptions{Limit: NoLimit, Initial: !c.filled}
+	}
+	return ListOptions{ResourceVersion: c.from, Limit: max(pageSize, NoLimit), Initial: !c.filled}
+}
+
+// version is the version of the list under way, given its page's
+// (pageRV): a later page's is the first's.
+func (c listCursor) version(pageRV string) string {
+	if c.cont != "" {
+		return c.at
+	}
+	return pageRV
+}
+
 // outcome is what came of performing an action.
 type outcome struct {
 	err error
+	// List: err is the sink's (EndReplace), not the Source's.
+	sinkErr bool
 	// List: the page's continue token ("" on the last page, when the
-	// replacement is complete).
-	cont string
+	// replacement is complete), and its version.
+	cont, rv string
 	// Streaming list: the initial events completed (the replacement is in).
 	listed bool
 	// Streaming list: an initial event arrived before the stream failed.
@@ -150,6 +207,26 @@ type action struct {
 	// err, when set, is reported instead of the outcome's error.
 	err error
 }
+
+// pageRetries is how many times a list asks again for a page after the
+// first that failed, before it gives up and starts over after a backoff.
+const pageRetries = 4
+
+// pageRetryBase is the wait before a failed page is asked again the first
+// time (pageRetryDelay).
+const pageRetryBase = 50 * time.Millisecond
+
+// pageRetryDelay is the wait before a failed page is asked again after
+// retry earlier retries: pageRetryBase doubled per retry, plus jitter
+// (drawn in [0, pageRetryBase) by the caller).
+func pageRetryDelay(retry int, jitter time.Duration) time.Duration {
+	return pageRetryBase<<retry + jitter
+}
+
+// productiveAfter is how long a watch must stay open to count as
+// productive without delivering an event: a failure after it is resumed at
+// once instead of backing off.
+const productiveAfter = time.Second
 
 // quickRetries is how many failures after a productive watch are retried
 // at the initial delay before the backoff grows.
@@ -214,37 +291,44 @@ func (s state) waitThen(p phase, w waitKind, a action) (state, action) {
 func (s state) afterList(o outcome) (state, action) {
 	if o.err == nil && o.cont != "" {
 		// The next page.
-		s.cont, s.pageRetries, s.paged = o.cont, 0, true
+		s.list.at = s.list.version(o.rv)
+		s.list.cont, s.list.retries, s.list.paged = o.cont, 0, true
 		return s.to(phaseList, action{})
 	}
 	if o.err == nil {
 		// The replacement is complete. The backoff starts over, unless
 		// the lists follow expiries that made no progress: then only a
 		// watch that delivers resets it.
-		s.cont, s.pageRetries, s.unpaged, s.listOnce = "", 0, false, false
-		s.failures, s.emptyWatches, s.restored = 0, 0, false
-		return s.to(phaseWatch, action{resetBackoff: !s.stalled})
+		s.list.cont, s.list.retries, s.list.unpaged, s.list.listOnce = "", 0, false, false
+		s.list.filled, s.list.restored = true, false
+		s.health.failures, s.health.emptyWatches = 0, 0
+		return s.to(phaseWatch, action{resetBackoff: !s.health.stalled})
+	}
+	if s.list.cont == "" && !o.sinkErr {
+		// A first list in one response that fails (a collection too
+		// large to send within a timeout fails that way every time)
+		// is not asked for again: later lists page, as relists do.
+		s.list.filled = true
 	}
 	expired := errors.Is(o.err, ErrExpired)
-	var se *SourceError
-	page := s.cont != "" && errors.As(o.err, &se) // a later page failed, not the sink
+	page := s.list.cont != "" && !o.sinkErr // a later page failed, not the sink
 	switch {
-	case page && !expired && s.pageRetries < pageRetries:
+	case page && !expired && s.list.retries < pageRetries:
 		// A later page failed (a cut, a truncated body, a 500): its
 		// token is still good, so ask for that page again, soon, rather
 		// than start over, which under a fault rate per page a long list
 		// might never get through.
-		s.pageRetries++
-		return s.waitThen(phaseList, waitPage, action{report: reportRoutine, retry: s.pageRetries - 1})
+		s.list.retries++
+		return s.waitThen(phaseList, waitPage, action{report: reportRoutine, retry: s.list.retries - 1})
 	case page && expired:
 		// The snapshot the pages came from was compacted away: paging
 		// again could expire again, for ever, under frequent compaction.
 		// List everything in one response, at once: it cannot expire
 		// half way.
-		s.cont, s.pageRetries, s.unpaged = "", 0, true
+		s.list.cont, s.list.retries, s.list.unpaged = "", 0, true
 		return s.to(phaseList, action{report: reportRoutine})
 	}
-	s.cont, s.pageRetries, s.unpaged, s.listOnce = "", 0, false, false
+	s.list.cont, s.list.retries, s.list.unpaged, s.list.listOnce = "", 0, false, false
 	return s.failed(o)
 }
 
@@ -253,22 +337,22 @@ func (s state) afterStreamList(o outcome) (state, action) {
 	var a action
 	switch {
 	case o.listed:
-		s.streamCuts = 0
-	case o.err != nil && o.initialSeen && s.streamCuts < pageRetries && !errors.Is(o.err, ErrBadEvent):
+		s.list.streamCuts = 0
+	case o.err != nil && o.initialSeen && s.list.streamCuts < pageRetries && !errors.Is(o.err, ErrBadEvent):
 		// Cut after sending part of the state: start over after the
 		// initial delay, not a growing one, a few times (as a paged list
 		// asks a failed page again). Not for an object it could not
 		// read: that is no accident of the connection, and will be there
 		// again.
-		s.streamCuts++
+		s.list.streamCuts++
 		a.resetBackoff = true
 	}
 	if o.delivered || o.productive {
-		s.progress = true
+		s.health.progress = true
 	}
 	switch {
 	case errors.Is(o.err, ErrWatchListUnsupported):
-		s.noWatchList = true
+		s.list.noWatchList = true
 		a.report = reportFallback
 		return s.to(phaseList, a)
 	case !o.listed && errors.Is(o.err, ErrBadEvent):
@@ -276,14 +360,15 @@ func (s state) afterStreamList(o outcome) (state, action) {
 		// list, or a garbled line. List instead, at once: a List reads
 		// every object or fails saying why, and a stream's stray line
 		// does not hold the sync back (retrying the stream could starve).
-		s.listOnce = true
-		s.failures++
+		s.list.listOnce = true
+		s.health.failures++
 		a.report = reportFailure
 		return s.to(phaseList, a)
 	case o.listed:
 		// The replacement is in; the stream went on as a watch, and
 		// what follows is the watch's outcome.
-		s.failures, s.emptyWatches = 0, 0
+		s.list.filled = true
+		s.health.failures, s.health.emptyWatches = 0, 0
 		a.resetBackoff = true
 		s.phase = phaseWatch
 		return s.afterWatchWith(o, a)
@@ -294,35 +379,40 @@ func (s state) afterStreamList(o outcome) (state, action) {
 
 // afterWatch follows a watch.
 func (s state) afterWatch(o outcome) (state, action) {
-	if o.delivered || o.productive {
-		s.progress = true
+	var a action
+	if s.list.restored && errors.Is(o.err, ErrExpired) {
+		// The source refused the restored snapshot's version.
+		a.err = restoredExpired(o.err)
 	}
-	return s.afterWatchWith(o, action{})
+	if o.delivered || o.productive {
+		s.health.progress = true
+	}
+	return s.afterWatchWith(o, a)
 }
 
 // afterWatchWith applies the rules shared by a watch and a streaming list:
 // progress resets the backoff; a clean end watches again at once.
 func (s state) afterWatchWith(o outcome, a action) (state, action) {
 	if o.short {
-		s.shortStreams++
+		s.health.shortStreams++
 	} else if o.productive {
-		s.shortStreams = 0
+		s.health.shortStreams = 0
 	}
-	if o.short && s.shortStreams >= maxShortStreams && !needsList(o.err) {
+	if o.short && s.health.shortStreams >= maxShortStreams && !needsList(o.err) {
 		// Streams keep ending right after they deliver: the events they
 		// delivered no longer reset the backoff, which bounds the rate of
 		// reconnections, and each one counts as a failure (Health and
 		// LastError say so) until a stream stays open.
-		s.failures++
+		s.health.failures++
 		a.report, a.err, a.resetBackoff = reportFailure, errShortStreams, false
 		return s.waitThen(phaseWatch, waitBackoff, a)
 	}
 	if o.productive {
-		s.failures, s.stalled, s.emptyWatches, s.paged, s.restored = 0, false, 0, false, false
-		s.quick = quickRetries
+		s.health.failures, s.health.stalled, s.health.emptyWatches, s.list.paged, s.list.restored = 0, false, 0, false, false
+		s.health.quick = quickRetries
 		a.resetBackoff = true
 		if !errors.Is(o.err, ErrSkippedEvents) {
-			s.repairs = 0
+			s.health.repairs = 0
 		}
 	}
 	if o.err == nil {
@@ -349,7 +439,7 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 		return s.repair(a)
 	case errors.Is(err, ErrOutOfOrder) && !o.productive:
 		// Out of order at once: no progress, and a failure.
-		s.failures++
+		s.health.failures++
 		s, a = s.relist(err, a)
 		a.report = reportFailure
 		return s, a
@@ -361,31 +451,31 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 		a.report = reportRoutine
 		return s.to(phaseWatch, a)
 	}
-	s.failures++
+	s.health.failures++
 	a.report = reportFailure
-	if s.quick > 0 {
+	if s.health.quick > 0 {
 		// A blip after a healthy run (a burst of 500s, a server
 		// restarting): the first few failures are retried at the
 		// initial delay, as a failed page is asked again, so that the
 		// cache is not left a growing delay behind once it is over;
 		// from then on the backoff grows.
-		s.quick--
+		s.health.quick--
 		a.resetBackoff = true
 	}
 	retry := s.phase
 	if retry != phaseWatch {
 		retry = s.sync()
 	}
-	if s.phase == phaseWatch && (s.restored || errors.Is(err, errEmptyWatch) || errors.Is(err, errStalled)) {
+	if s.phase == phaseWatch && (s.list.restored || errors.Is(err, errEmptyWatch) || errors.Is(err, errStalled)) {
 		// A restored version whose watches keep failing counts as
 		// empty watches do: the server may have lost it without saying.
-		s.emptyWatches++
-		if s.emptyWatches >= maxEmptyWatches {
-			s.restored = false
+		s.health.emptyWatches++
+		if s.health.emptyWatches >= maxEmptyWatches {
+			s.list.restored = false
 			// Watches keep ending without delivering anything: the
 			// version they resume from may be gone in a way the source
 			// does not say. List again, from the latest state.
-			s.emptyWatches, s.listRV, s.stalled = 0, "", true
+			s.health.emptyWatches, s.list.from, s.health.stalled = 0, "", true
 			retry = s.sync()
 		}
 	}
@@ -399,13 +489,13 @@ func (s state) failedWith(o outcome, a action) (state, action) {
 // lists that follow do not reset the backoff until a watch makes progress.
 func (s state) relist(err error, a action) (state, action) {
 	expired := errors.Is(err, ErrExpired)
-	s.listRV, s.restored = "", false
+	s.list.from, s.list.restored = "", false
 	a.report = reportRoutine
-	if expired && s.progress {
-		s.progress = false
+	if expired && s.health.progress {
+		s.health.progress = false
 		return s.to(s.sync(), a)
 	}
-	if expired && s.paged {
+	if expired && s.list.paged {
 		// The version of a list read in pages was gone before its watch
 		// began: the pages took too long (a failed page asked again, a
 		// slow server), and a list like it would age as much. List
@@ -413,10 +503,10 @@ func (s state) relist(err error, a action) (state, action) {
 		// fresh as a list's can be. (Backing off instead, growing with
 		// each such list, left a cache seconds behind after bursts of
 		// errors on later pages.)
-		s.paged, s.unpaged = false, true
+		s.list.paged, s.list.unpaged = false, true
 		return s.to(phaseList, a)
 	}
-	s.stalled = true
+	s.health.stalled = true
 	return s.waitThen(s.sync(), waitBackoff, a)
 }
 
@@ -429,14 +519,14 @@ func (s state) relist(err error, a action) (state, action) {
 // and that lists do not reset, so that a large cache is not listed again
 // every second.
 func (s state) repair(a action) (state, action) {
-	s.listRV, s.restored = "", false
-	s.failures++
+	s.list.from, s.list.restored = "", false
+	s.health.failures++
 	a.report = reportFailure
-	s.repairs++
-	if s.repairs == 1 {
+	s.health.repairs++
+	if s.health.repairs == 1 {
 		return s.to(s.sync(), a)
 	}
-	s.stalled = true
+	s.health.stalled = true
 	a.resetBackoff = false
 	return s.waitThen(s.sync(), waitBackoff, a)
 }

@@ -37,13 +37,11 @@ func (r *Reflector[T]) resumeFrom(rv string) {
 	r.resume.unconfirmed.Store(time.Now().UnixNano())
 }
 
-// startResumed prepares Run's start from a restored version, and returns
-// its first state.
-func (r *Reflector[T]) startResumed() state {
-	r.filled = true // the sink is full: a relist is no first list
+// startResumed prepares Run's start from a restored version (its first
+// state is newState's).
+func (r *Reflector[T]) startResumed() {
 	r.resume.unconfirmed.CompareAndSwap(0, time.Now().UnixNano())
 	r.setLastRV(r.resume.from)
-	return newRestoredState(r.noWatchList)
 }
 
 // confirm records that the source confirmed the restored version: the
