@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -17,28 +15,15 @@ import (
 // deliver leads to a new list; errors back off with a capped, jittered
 // exponential delay that resets after a healthy run.
 type Reflector[T Object] struct {
-	src  Source[T]
-	sink Sink[T]
-	opts ReflectorOptions
-	log  *slog.Logger
+	src   Source[T]
+	sink  Sink[T]
+	opts  ReflectorOptions
+	order versionOrder // the Source's (VersionComparer), or nil
+	ptr   bool         // T is a pointer type (pointerType)
 
-	mu     sync.Mutex
-	lastRV string
-	lists  uint64 // completed lists; guarded by mu
-	health health // guarded by mu
-
-	onProgress func()       // the sink's Progress, if it has one
-	order      versionOrder // the Source's (VersionComparer), or nil
-	lastErr    lastError
-	skips      skippedEvents // since the last list
-	reports    reports       // what the Source reported (Report)
-	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
-
-	ptr         bool      // T is a pointer type (pointerType)
-	lastWarn    time.Time // when a failure was last logged at Warn
-	badRun      int       // unreadable events in a row, for their summary
-	lastBadWarn time.Time // when an unreadable event was last logged at Warn
-	resume      resumer   // warm restarts: see snapshot_reflector.go
+	pub    published // what readers see: the version, lists, Health's state
+	rep    reporter  // what went wrong: logs, OnError, LastError, skipped events
+	resume resumer   // warm restarts: see snapshot_reflector.go
 }
 
 // NewReflector returns a Reflector that keeps sink in step with src. It
@@ -47,15 +32,16 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
 	}
-	r := &Reflector[T]{src: src, sink: sink, opts: opts, log: opts.Logger, order: newVersionOrder(src), ptr: pointerType[T]()}
-	if r.log == nil {
-		r.log = slog.Default()
+	r := &Reflector[T]{src: src, sink: sink, opts: opts, order: newVersionOrder(src), ptr: pointerType[T]()}
+	r.rep.log, r.rep.onError = opts.Logger, opts.OnError
+	if r.rep.log == nil {
+		r.rep.log = slog.Default()
 	}
 	if opts.Name != "" {
-		r.log = r.log.With("reflector", opts.Name)
+		r.rep.log = r.rep.log.With("reflector", opts.Name)
 	}
 	if p, ok := sink.(interface{ Progress() }); ok {
-		r.onProgress = p.Progress
+		r.pub.onProgress = p.Progress
 	}
 	if c, ok := sink.(interface{ Confirmed() }); ok {
 		r.resume.onConfirm = c.Confirmed
@@ -71,27 +57,15 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 // LastSyncResourceVersion returns the resourceVersion of the last list or
 // event the reflector wrote into its sink, or "" before the first list.
 func (r *Reflector[T]) LastSyncResourceVersion() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lastRV
+	rv, _ := r.pub.progress()
+	return rv
 }
 
 // readProgress returns LastSyncResourceVersion and how many lists had
 // completed when it was read.
-func (r *Reflector[T]) readProgress() (string, uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lastRV, r.lists
-}
+func (r *Reflector[T]) readProgress() (string, uint64) { return r.pub.progress() }
 
-func (r *Reflector[T]) setLastRV(rv string) {
-	r.mu.Lock()
-	r.lastRV = rv
-	r.mu.Unlock()
-	if r.onProgress != nil {
-		r.onProgress()
-	}
-}
+func (r *Reflector[T]) setLastRV(rv string) { r.pub.setLastRV(rv) }
 
 // streamBatch is how many objects of a streaming list's initial events
 // go to the sink at once: PageSize, or 500.
@@ -131,7 +105,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if a.err != nil {
 			err = a.err
 		}
-		r.reportOutcome(a.report, err, s.health.failures)
+		r.rep.outcome(a.report, err, s.health.failures)
 		if m.on {
 			m.before(&r.opts.Metrics, s, a)
 		}
@@ -202,7 +176,7 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 		f(len(page.Items))
 	}
 	if err := r.sink.ReplaceItems(page.Items); err != nil {
-		r.report(err) // bad items are skipped; the rest is in
+		r.rep.object(err) // bad items are skipped; the rest is in
 	}
 	if page.Continue != "" {
 		return outcome{cont: page.Continue, rv: page.ResourceVersion}
@@ -213,75 +187,4 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	r.setLastRV(c.version(page.ResourceVersion))
 	r.listed()
 	return outcome{}
-}
-
-// reportOutcome reports an outcome's error at the level the policy chose.
-func (r *Reflector[T]) reportOutcome(l level, err error, failures int) {
-	if err == nil {
-		return
-	}
-	switch l {
-	case reportRoutine:
-		r.reportRoutine(err)
-	case reportFallback:
-		r.log.Info("streaming list not supported by the source; falling back to list", "err", err)
-	case reportFailure:
-		r.reportFailure(err, failures)
-	}
-}
-
-// reportFailure logs and hands on a failure of the source. One that keeps
-// failing (a server down for a while) is logged at Warn on its 1st, 2nd,
-// 4th, 8th... consecutive failure and at least once a minute, with the
-// count, and at Debug in between; OnError gets every one.
-func (r *Reflector[T]) reportFailure(err error, failures int) {
-	r.lastErr.set(err)
-	now := time.Now()
-	if failures&(failures-1) != 0 && now.Sub(r.lastWarn) < time.Minute {
-		r.log.Debug("informer reflector", "err", err, "failures", failures)
-	} else {
-		r.log.Warn("informer reflector", "err", err, "failures", failures)
-		r.lastWarn = now
-	}
-	if r.opts.OnError != nil {
-		r.opts.OnError(err)
-	}
-}
-
-// report logs and hands on an error about an object: one the sink
-// rejected, an event it could not use.
-func (r *Reflector[T]) report(err error) {
-	r.log.Warn("informer reflector", "err", err)
-	if r.opts.OnError != nil {
-		r.opts.OnError(err)
-	}
-}
-
-// reportBadEvent reports an event the source could not read. A run of
-// them is summarised like a streak of failures: at Warn on the 1st, 2nd,
-// 4th, 8th... in a row and at least once a minute, with the count, at
-// Debug in between.
-func (r *Reflector[T]) reportBadEvent(err error) {
-	r.badRun++
-	now := time.Now()
-	if r.badRun&(r.badRun-1) != 0 && now.Sub(r.lastBadWarn) < time.Minute {
-		r.log.Debug("informer reflector", "err", err, "unreadable", r.badRun)
-	} else {
-		r.log.Warn("informer reflector", "err", err, "unreadable", r.badRun)
-		r.lastBadWarn = now
-	}
-	if r.opts.OnError != nil {
-		r.opts.OnError(err)
-	}
-}
-
-// reportRoutine reports an error that the reflector recovers from by
-// itself at once (an expired resourceVersion and its relist, a productive
-// watch cut and resumed): at Info level, since nothing is wrong.
-func (r *Reflector[T]) reportRoutine(err error) {
-	r.lastErr.set(err)
-	r.log.Info("informer reflector: recovering", "err", err)
-	if r.opts.OnError != nil {
-		r.opts.OnError(err)
-	}
 }

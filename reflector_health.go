@@ -2,6 +2,8 @@ package informer
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -140,7 +142,20 @@ func (h Health) String() string {
 	return s
 }
 
-// health is what the reflector records for Health; guarded by its mu.
+// published is what a reflector's readers see of its progress: its
+// version, lists and Health's state, guarded by mu, and its last activity.
+type published struct {
+	mu     sync.Mutex
+	lastRV string
+	lists  uint64 // completed lists
+	health health
+
+	onProgress func()       // the sink's Progress, if it has one
+	activity   atomic.Int64 // unix nanoseconds of the last event or heartbeat
+}
+
+// health is what the reflector records for Health; guarded by
+// published.mu.
 type health struct {
 	state    HealthState
 	since    time.Time
@@ -149,45 +164,72 @@ type health struct {
 	synced   bool
 }
 
+// progress returns the version and how many lists had completed.
+func (p *published) progress() (string, uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastRV, p.lists
+}
+
+// setLastRV publishes the version the sink has reached, and calls the
+// sink's Progress.
+func (p *published) setLastRV(rv string) {
+	p.mu.Lock()
+	p.lastRV = rv
+	p.mu.Unlock()
+	if p.onProgress != nil {
+		p.onProgress()
+	}
+}
+
+// setHealth records the state the reflector enters.
+func (p *published) setHealth(st HealthState, until time.Time, failures int) {
+	now := time.Now()
+	p.mu.Lock()
+	if p.health.state != st || st == StateBackingOff {
+		p.health.state, p.health.since = st, now
+	}
+	p.health.until, p.health.failures = until, failures
+	p.mu.Unlock()
+}
+
+// listed records a list that completed.
+func (p *published) listed() {
+	p.mu.Lock()
+	p.health.synced, p.health.failures = true, 0
+	p.lists++
+	p.mu.Unlock()
+}
+
 // setHealth records the state the reflector enters.
 func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) {
-	now := time.Now()
-	r.mu.Lock()
-	if r.health.state != st || st == StateBackingOff {
-		r.health.state, r.health.since = st, now
-	}
-	r.health.until, r.health.failures = until, failures
-	r.mu.Unlock()
+	r.pub.setHealth(st, until, failures)
 }
 
 // listed records a list that completed.
 func (r *Reflector[T]) listed() {
 	r.resume.unconfirmed.Store(0) // a list confirms a restored cache
-	r.lastErr.clearAfterList()
-	r.skips.repaired()
-	r.mu.Lock()
-	r.health.synced, r.health.failures = true, 0
-	r.lists++
-	r.mu.Unlock()
+	r.rep.listed()
+	r.pub.listed()
 }
 
 // Health returns a snapshot of the reflector's health. Synced is whether
 // a list completed.
 func (r *Reflector[T]) Health() Health {
 	now := time.Now()
-	r.mu.Lock()
+	r.pub.mu.Lock()
 	h := Health{
-		Synced:              r.health.synced,
-		State:               r.health.state,
-		Since:               r.health.since,
-		BackoffUntil:        r.health.until,
-		ConsecutiveFailures: r.health.failures,
+		Synced:              r.pub.health.synced,
+		State:               r.pub.health.state,
+		Since:               r.pub.health.since,
+		BackoffUntil:        r.pub.health.until,
+		ConsecutiveFailures: r.pub.health.failures,
 	}
-	r.mu.Unlock()
+	r.pub.mu.Unlock()
 	if t := r.unconfirmedSince(); !t.IsZero() {
 		h.Unconfirmed, h.UnconfirmedSince = true, t
 	}
-	if ns := r.activity.Load(); ns != 0 {
+	if ns := r.pub.activity.Load(); ns != 0 {
 		h.LastActivity = time.Unix(0, ns)
 		h.SinceActivity = now.Sub(h.LastActivity)
 	}
@@ -195,12 +237,12 @@ func (r *Reflector[T]) Health() Health {
 		// A watch open for a while works, until it says otherwise.
 		h.ConsecutiveFailures = 0
 	} else {
-		h.LastError = r.lastErr.get()
+		h.LastError = r.rep.lastErr.get()
 	}
-	if n := r.reports.mutations.Load(); n > 0 {
-		h.Mutations, h.LastMutation = int(n), r.reports.last.Load()
+	if n := r.rep.reports.mutations.Load(); n > 0 {
+		h.Mutations, h.LastMutation = int(n), r.rep.reports.last.Load()
 	}
-	if first, n := r.skips.get(); first != nil && n > 0 {
+	if first, n := r.rep.skips.get(); first != nil && n > 0 {
 		// The cache may lack changes until the relist under way; a
 		// failure of that relist says more, and stays LastError.
 		h.SkippedEvents = n

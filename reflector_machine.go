@@ -142,28 +142,6 @@ func (c listCursor) version(pageRV string) string {
 	return pageRV
 }
 
-// outcome is what came of performing an action.
-type outcome struct {
-	err error
-	// List: err is the sink's (EndReplace), not the Source's.
-	sinkErr bool
-	// List: the page's continue token ("" on the last page, when the
-	// replacement is complete), and its version.
-	cont, rv string
-	// Streaming list: the initial events completed (the replacement is in).
-	listed bool
-	// Streaming list: an initial event arrived before the stream failed.
-	initialSeen bool
-	// Watch or streaming list: any event arrived.
-	delivered bool
-	// Watch: it delivered an event after its initial events, or stayed
-	// open for productiveAfter: a failure after it is a blip, not an outage.
-	productive bool
-	// Watch: it delivered, and ended (cleanly or not) within
-	// productiveAfter of its start.
-	short bool
-}
-
 // op is the call an action makes.
 type op uint8
 

@@ -117,7 +117,7 @@ func (inf *Informer[T]) serveSnapshots(readRV string) {
 	if inf.snap.replace.Load() != 0 || inf.refl.LastSyncResourceVersion() != readRV || !inf.fifo.emptyNow() {
 		return
 	}
-	if _, n := inf.refl.skips.get(); n > 0 {
+	if _, n := inf.refl.rep.skips.get(); n > 0 {
 		return // the cache holds changes after readRV, and lacks one before
 	}
 	v := snapshotView[T]{rv: readRV, objs: inf.cacheObjects()}
@@ -284,7 +284,7 @@ func (inf *Informer[T]) drainForSnapshot(apply bool) {
 		clear(inf.ix.applyBatch(batch, inf.results[:0]))
 		inf.fifo.done(batch, initial)
 	}
-	if _, n := inf.refl.skips.get(); n > 0 || inf.snap.replace.Load() != 0 || !inf.fifo.emptyNow() {
+	if _, n := inf.refl.rep.skips.get(); n > 0 || inf.snap.replace.Load() != 0 || !inf.fifo.emptyNow() {
 		return
 	}
 	inf.snap.stoppedRV = inf.refl.LastSyncResourceVersion()

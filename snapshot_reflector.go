@@ -50,10 +50,10 @@ func (r *Reflector[T]) confirm() {
 	if r.resume.unconfirmed.Swap(0) == 0 {
 		return
 	}
-	r.mu.Lock()
-	r.health.synced = true
-	r.mu.Unlock()
-	r.log.Info("informer reflector: restored resourceVersion confirmed by the source")
+	r.pub.mu.Lock()
+	r.pub.health.synced = true
+	r.pub.mu.Unlock()
+	r.rep.log.Info("informer reflector: restored resourceVersion confirmed by the source")
 	if r.resume.onConfirm != nil {
 		r.resume.onConfirm()
 	}
