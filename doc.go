@@ -75,7 +75,10 @@
 //     the cache, other handlers, or the watch. What it costs in memory is
 //     the policy chosen with HandlerOptions.CoalesceAbove: unbounded by
 //     default (17 bytes per pending notification for pointer types),
-//     or bounded by the number of keys.
+//     or bounded by the number of keys: a notification for a key already
+//     queued is folded into it (add or update then update is one add or
+//     update with the first one's old object, add or update then delete
+//     is the delete, delete then add stays two).
 //  6. Shutdown (TestGuarantee6Shutdown). After ctx is cancelled, Run
 //     returns once every goroutine it started has exited; no handler call is
 //     in progress then, and none is made afterwards.
@@ -90,14 +93,36 @@
 // handler, and their parts may be shared between objects (source/kube
 // decodes byte-for-byte identical containers, volumes, label maps... into
 // one value): never write into them, nor into anything reachable from
-// them; deep-copy first. Handler says exactly what is allowed. The
-// mutation detector (Options.DetectMutations, or the environment variable
-// INFORMER_MUTATION_DETECTOR: "1" reports, "panic" panics, as this
-// project's tests run) keeps a deep copy of every object put in the cache
-// and reports a *MutationError when one changed: at the key's next change
-// and when Run ends. Handlers and every other function
-// a user gives the library (key, index and transform functions, OnError)
-// are never called while the library holds a lock.
+// them; deep-copy first. A handler may read, keep and pass on the objects
+// it gets (they never change: a later state is a new object); it may not
+// set a field, append to or write an element of a slice, set or delete a
+// map key, or write through a pointer, of the object or of anything
+// reachable from it, even for a moment. A shallow copy (c := *pod) may
+// have its own fields replaced (c.Labels = newMap), but what it shares
+// with the original (c.Labels["x"] = "y") stays read-only.
+//
+// What a write does anyway: with client-go, or source/kube with
+// SharingOff, it changes the one object, in the cache and for every
+// handler, until its next change; with sharing (the default) it changes
+// every object that holds the written value now (the pods of one
+// Deployment share their labels, containers, env...). Objects decoded
+// afterwards are never affected: source/kube checks each shared value
+// before handing it out again, decodes afresh the one found written
+// into, and reports it (a SharedWriteError to OnError and the log,
+// Health.Mutations).
+//
+// The mutation detector (Options.DetectMutations, or the environment
+// variable INFORMER_MUTATION_DETECTOR: "1" reports, "panic" panics, as
+// this project's tests run) keeps a deep copy of every object put in the
+// cache and reports a *MutationError when one changed: at the key's next
+// change and when Run ends. It catches what source/kube's sharing guard
+// does not: a write into any part of any object, shared or not, and the
+// object written into (the guard names the object whose decode met the
+// written value, if its bytes come again).
+//
+// Handlers and every other function a user gives the library (key, index
+// and transform functions, OnError) are never called while the library
+// holds a lock.
 //
 // # Errors
 //

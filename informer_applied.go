@@ -59,22 +59,13 @@ func (inf *Informer[T]) AppliedResourceVersion() string {
 }
 
 // WaitForResourceVersion waits until the cache has applied resourceVersion
-// rv or a later one, for example the version a write of the program's own
-// returned, so that what it reads next from the Lister includes that
-// write (read-your-writes). Versions are opaque in general: rv is reached
-// when the applied version equals it, or, when the Source implements
-// VersionComparer (source/kube, source/memory, and source/httpsrc when
-// its options say the versions are numbers), when the Source orders the
-// applied version after it. Without VersionComparer, wait only for
-// versions the informer will see: one the Source returned for a write
-// it watches, or a list's or a bookmark's; a version it skips (a write
-// coalesced by a poll, say) is never reached, and only ctx ends the
-// wait. Waiting is
-// event-driven; bookmarks move the applied version on even when the write
-// is not one the informer watches. It returns ctx's error, joined with
-// the Source's last error, if ctx ends first (its message names the
-// applied version, and says when the Source's versions are not ordered),
-// and ErrStopped if the informer stops.
+// rv or a later one (such as the version a write of the program returned),
+// so that the Lister then includes that write (read-your-writes). Without
+// a VersionComparer the Source's versions are opaque and only rv itself
+// reaches it: wait then only for versions the informer will see (a watched
+// write's, a list's, a bookmark's). It is event-driven, and returns ctx's
+// error joined with the Source's last error if ctx ends first, and
+// ErrStopped if the informer stops.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	for {
 		cur, changed := inf.applied.get()

@@ -9,16 +9,11 @@ import (
 // defaults.
 type Options[T Object] struct {
 	// Name identifies the informer in every log record (the "informer"
-	// attribute), so a program with ten informers can tell them apart; ""
-	// means the Source's String method's result when it has one
-	// (source/kube's and source/httpsrc's name their resource or URL),
-	// else nothing.
+	// attribute); "" means the Source's String(), if it has one.
 	Name string
 	// KeyFunc computes an object's key; nil means the Source's, when it
 	// keys its objects itself (KeyedSource), else MetaKey. With such a
-	// Source, set the key in its options and leave KeyFunc nil: a
-	// different one here would make the Source and the cache disagree
-	// about which objects are the same.
+	// Source, set the key in its options instead: the two must agree.
 	KeyFunc KeyFunc[T]
 	// Indexers are indexes of the cache, by name, in addition to
 	// NamespaceIndex, which is always present (an entry with that name
@@ -27,21 +22,12 @@ type Options[T Object] struct {
 	// Transform, if set, is applied to every object from the Source before
 	// it enters the cache, for example to drop fields the program does not
 	// need. It may change its argument in place only if the Source does not
-	// keep it (a Kubernetes source decodes a new object for every event;
-	// source/memory shares its objects, so return a copy there), and then
-	// only by replacing the object's own fields (obj.ManagedFields = nil,
-	// obj.Annotations = trimmed copy): a Kubernetes source shares the
-	// values those fields point to between objects (its Sharing option),
-	// so deleting a map key or writing into a slice element or a
-	// pointed-to struct would change the objects that hold them (the
-	// Source then decodes later objects afresh and reports the write:
-	// see Handler). Copy, then write: obj.Annotations =
-	// maps.Clone(obj.Annotations) before a delete. When
-	// Transform fails (a nil result without an error fails too, with
-	// ErrNilObject) the error is reported as an *ObjectError with Op
-	// "transform" and the object is left out of a list or an add or
-	// update, as if the Source had not sent it; a deletion is still
-	// applied, with the last cached state.
+	// keep it (source/memory does: return a copy there), and then only by
+	// replacing the object's own fields (obj.ManagedFields = nil): the
+	// values they point to may be shared between objects (see Handler).
+	// An error (or a nil result: ErrNilObject) is reported as an
+	// *ObjectError with Op "transform" and leaves the object out, as if
+	// the Source had not sent it; a deletion is still applied.
 	Transform func(T) (T, error)
 	// ResyncPeriod is the resync period of handlers whose HandlerOptions
 	// leave it zero; 0 means no resync. See HandlerOptions.ResyncPeriod.
@@ -66,22 +52,11 @@ type Options[T Object] struct {
 	// once; 0 means 128.
 	BatchSize int
 	// DetectMutations turns on the mutation detector, for tests and
-	// debugging (it doubles the cache's memory and costs a deep copy per
-	// change): the informer keeps a deep copy of every object it puts in
-	// the cache and compares the object with it when a later change for
-	// its key replaces or deletes it, and for every key when Run ends. A
-	// difference means someone wrote into a read-only object (see
-	// Handler); it is reported as a *MutationError (ErrObjectMutated) to
-	// OnError and the log. It catches what source/kube's sharing guard
-	// (always on, with sharing) does not: a write into any part of any
-	// object, shared or not (a name, a status, a value only this object
-	// holds), and which object was written (the guard names only the
-	// object whose decode met the written value, when that value's bytes
-	// come again, if ever); with "panic", the first one stops the test. The environment variable
-	// INFORMER_MUTATION_DETECTOR (MutationDetectorEnv) turns it on for
-	// every informer whose DetectMutations is false: "1" reports, "panic"
-	// panics at the first mutation found, as the project's tests do;
-	// client-go's KUBE_CACHE_MUTATION_DETECTOR=true is read as "1".
+	// debugging: the informer keeps a deep copy of every cached object and
+	// reports a *MutationError (ErrObjectMutated) when the object differs
+	// from it at its key's next change or when Run ends (see Handler). It
+	// doubles the cache's memory and costs a deep copy per change.
+	// MutationDetectorEnv turns it on for every informer of a process.
 	DetectMutations bool
 	// Snapshot configures warm restarts from a file: see SnapshotOptions
 	// and Restore. The zero value means none.
@@ -104,24 +79,15 @@ type HandlerOptions struct {
 	ResyncPeriod time.Duration
 	// CoalesceAbove picks what a slow handler costs in memory. 0 (the
 	// default) queues every notification: memory grows with the backlog,
-	// as in client-go. A positive value bounds the backlog by keys: once
-	// more than CoalesceAbove notifications are queued, a new notification
-	// for a key that already has one queued since then is folded into it,
-	// so the handler gets only the newest pending state of each key and
-	// memory is O(keys), not O(events). Folding never reorders a key's
-	// states and never drops a deletion: add or update followed by update
-	// becomes one add or update (with the first notification's old
-	// object); add or update followed by delete becomes the delete; a
-	// delete followed by a new add stays two notifications.
+	// as in client-go. A positive value bounds it by keys: above
+	// CoalesceAbove queued notifications, a new one for a key already
+	// queued is folded into it (the handler gets the newest state of each
+	// key, never reordered; a deletion is never dropped).
 	CoalesceAbove int
-	// RelistUnchanged makes a relist (after an expired resourceVersion or
-	// a failed watch) send OnUpdate(old, new) for every object it finds
-	// at the resourceVersion the cache already had, as client-go does. By
-	// default a relist tells a handler only what changed: objects with
-	// another resourceVersion (OnUpdate), new ones (OnAdd) and vanished
-	// ones (OnDelete with FinalStateUnknown). An object without a
-	// resourceVersion (as many HTTP services serve them) cannot be told
-	// unchanged: a relist sends every such object as OnUpdate either way.
-	// Periodic resyncs (ResyncPeriod) are sent either way.
+	// RelistUnchanged makes a relist send OnUpdate(old, new) also for
+	// objects whose resourceVersion did not change, as client-go does. By
+	// default a relist tells a handler only what changed (objects without
+	// a resourceVersion always count as changed). Resyncs are sent either
+	// way.
 	RelistUnchanged bool
 }

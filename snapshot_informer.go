@@ -139,25 +139,15 @@ func (f *DeltaFIFO[T]) emptyNow() bool {
 	return f.queue.Len() == 0 && f.paused == 0
 }
 
-// Restore fills the cache from a snapshot read from r, before Run: Run
-// then watches from the snapshot's version instead of listing. It checks
-// the whole snapshot (format, type, encoding, the Source's scope,
-// checksum, every object) before it changes anything: on any error the
-// cache stays empty and Run starts cold, with a full list. The errors
-// match ErrSnapshotTruncated, ErrSnapshotCorrupt, ErrSnapshotMismatch or
-// ErrSnapshotNewerFormat; they are logged at Warn without the snapshot's
-// content. Restored objects pass through Options.Transform, as listed
-// ones do.
-//
-// What follows: handlers get the restored objects as initial adds
-// (OnAdd(obj, true)) when Run starts, then the changes since the
-// snapshot. HasSynced, WaitForSync and WaitForCacheSync wait until the
-// Source has confirmed the version (the watch from it stayed open and
-// delivered what it had: see ReflectorOptions.ResumeFrom), or, if the
-// Source no longer has it (ErrSnapshotExpired), until the relist that
-// follows is in, which tells handlers only what changed. With
-// Options.ServeRestored they return at once instead, and Health reports
-// Unconfirmed until the confirmation.
+// Restore fills the cache from a snapshot read from r, before Run: Run then
+// watches from the snapshot's version instead of listing. The whole
+// snapshot is checked first (errors match ErrSnapshotTruncated,
+// ErrSnapshotCorrupt, ErrSnapshotMismatch or ErrSnapshotNewerFormat); on
+// any error the cache stays empty and Run starts with a list. Restored
+// objects pass through Options.Transform and reach handlers as initial
+// adds. HasSynced waits until the Source confirms the version (see
+// ReflectorOptions.ResumeFrom), or for the relist if it has expired
+// (ErrSnapshotExpired), unless Options.ServeRestored.
 func (inf *Informer[T]) Restore(r io.Reader) (SnapshotInfo, error) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()

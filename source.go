@@ -11,28 +11,14 @@ import (
 // any HTTP service with list and watch, or memory. An informer lists a
 // Source, then watches it from the list's resourceVersion.
 //
-// Concurrency: a Source must be safe for concurrent use by multiple
-// goroutines; a Reflector makes at most one List or Watch call at a time, but
-// several informers may share one Source.
-//
-// Errors: List and Watch, and a Watcher's Next, report with errors.Is(err,
-// ErrExpired) that the resourceVersion or continue token they were given is
-// too old to serve; the reflector then lists again from scratch. Watch
-// reports ErrWatchListUnsupported when asked for initial events it cannot
-// send; the reflector then lists. Every other error means "try again later":
-// the reflector backs off and retries, resuming from the last
-// resourceVersion it saw. A Source must not retry an expired request itself.
-// A Source should honour ctx: when it ends, calls return promptly with an
-// error wrapping ctx.Err().
-//
-// Objects: a Source hands over the objects it returns. It must not change an
-// object after returning it; the informer shares it with the cache and every
-// handler.
-//
-// Optional interfaces: a Source that can order its versions implements
-// VersionComparer (WaitForResourceVersion then accepts later versions),
-// and one that keys its objects itself implements KeyedSource (the
-// informer then keys its cache the same way).
+// A Source must be safe for concurrent use (informers may share one; a
+// Reflector makes one call at a time), honour ctx (return promptly with an
+// error wrapping ctx.Err()), and never change an object it returned. Its
+// errors: ErrExpired for a resourceVersion or continue token too old to
+// serve (the reflector relists; never retry it yourself),
+// ErrWatchListUnsupported when it cannot send initial events (the
+// reflector lists); anything else is retried with backoff. Optional
+// interfaces: VersionComparer, KeyedSource, WatchListPreferrer.
 type Source[T Object] interface {
 	// List returns one page of the collection. An empty Continue in the
 	// result means it was the last page.

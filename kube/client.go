@@ -70,33 +70,16 @@ type ClientOptions struct {
 }
 
 // Client reads and writes the objects of one resource of a Kubernetes API
-// server, decoding the server's answers into T with the same decoders as
-// a Source: JSON, or Kubernetes protobuf when ClientOptions.Protobuf is
-// set. It works for typed objects (*corev1.ConfigMap, a struct of your
-// own), for *unstructured.Unstructured (dynamic) and, for Get, List,
-// Patch and Delete, for *metav1.PartialObjectMetadata (metadata only).
-//
-// Every call takes a context first and one options struct of its family;
-// every write returns the object the server answered with, whose
-// resourceVersion an informer's WaitForResourceVersion accepts (read your
-// writes). Calls go through the Client's rate limiter, which it may share
-// with the informers of the same server.
-//
-// Errors: the server's refusals are *APIError values (errors.Is
-// ErrNotFound, ErrConflict, ErrAlreadyExists, ErrInvalid, ErrForbidden,
-// ErrUnauthorized, ErrTooManyRequests, ErrGone); a write whose outcome is
-// unknown (connection lost, context ended after sending, 5xx) matches
-// ErrUnknownOutcome and is never repeated; an answer in an encoding the
-// Client does not read is a *ContentTypeError, one it cannot decode a
-// *DecodeError (for a write, the write was applied: its error says so).
-// Errors name the resource, the object and the path, never its content.
-//
-// Repeated calls: Get and List are repeated after a failed connection,
-// 502, 503 or 504, and any call after a 429, up to
-// ClientOptions.MaxRetries; see there.
-//
-// A Client is safe for concurrent use and keeps nothing between calls but
-// its rate limiter.
+// server, decoding the answers into T with the same decoders as a Source
+// (JSON, or protobuf with ClientOptions.Protobuf): typed objects,
+// *unstructured.Unstructured, and, for Get, List, Patch and Delete,
+// *metav1.PartialObjectMetadata. Every call takes a context and one
+// options struct; every write returns the server's object, whose
+// resourceVersion WaitForResourceVersion accepts (read your writes).
+// Errors are typed (*APIError, *ContentTypeError, *DecodeError; see the
+// sentinels) and name the object, never its content; a write whose outcome
+// is unknown matches ErrUnknownOutcome and is never repeated
+// (ClientOptions.MaxRetries says what is). Safe for concurrent use.
 type Client[T informer.Object] struct {
 	client       *http.Client
 	host         *url.URL // scheme and host of the server, for redirects

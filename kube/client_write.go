@@ -181,22 +181,14 @@ func (c *Client[T]) Patch(ctx context.Context, namespace, name string, pt types.
 	return c.object(ctx, k)
 }
 
-// Apply applies obj, a server-side apply configuration (PATCH with
-// types.ApplyPatchType), as the field manager opts.FieldManager (or
-// ClientOptions.FieldManager: one is needed), and returns the object the
-// server stored. The manager then owns the fields obj sets; fields it set
-// before and obj leaves out are removed. Fields another manager owns
-// make the apply fail with ErrConflict, unless opts.Force.
-//
-// obj is sent as its JSON, with the Client's apiVersion and kind when it
-// has none: every field it sets counts, so obj should set only the
-// fields it means to own. Go types whose fields are not all omitempty
-// (a struct's zero value is sent) apply those zero values: build such
-// configurations as *unstructured.Unstructured, or Patch with
-// types.ApplyPatchType and a JSON of your own. obj's managedFields must
-// be empty; a resourceVersion in it is a precondition (ErrConflict when
-// the object has another). Apply creates the object when it does not
-// exist.
+// Apply applies obj, a server-side apply configuration, as the field
+// manager opts.FieldManager (or ClientOptions.FieldManager: one is needed)
+// and returns the object the server stored; it creates a missing object.
+// The manager then owns the fields obj sets, and fields it set before and
+// obj leaves out are removed; fields another manager owns fail it with
+// ErrConflict, unless opts.Force. Every field obj's JSON sets counts (a
+// non-omitempty zero value too: use *unstructured.Unstructured then); its
+// managedFields must be empty, and a resourceVersion is a precondition.
 func (c *Client[T]) Apply(ctx context.Context, obj T, opts PatchOptions) (T, error) {
 	var zero T
 	if err := c.checkObject("apply", obj); err != nil {

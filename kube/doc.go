@@ -27,6 +27,12 @@
 //     in-cluster when running in a pod, else ~/.kube/config. Default is
 //     Load with no options.
 //
+// From a kubeconfig's cluster come server, certificate-authority(-data),
+// insecure-skip-tls-verify, tls-server-name, proxy-url and
+// disable-compression; from its user token, tokenFile,
+// client-certificate(-data), client-key(-data), username/password and
+// exec (an exec command with a slash is resolved like a relative path).
+//
 // # Credentials
 //
 // Config.HTTPClient returns a client whose transport adds the credentials to
@@ -34,7 +40,10 @@
 // rotated service account tokens are picked up), basic auth, a client
 // certificate, or an exec credential plugin (client.authentication.k8s.io
 // v1 or v1beta1) whose token or certificate is cached until it expires or
-// the server answers 401.
+// the server answers 401. Client certificate files are re-read for new
+// connections when they change, and a new certificate from the plugin
+// moves new requests to new connections. A request that got a 401 is not
+// retried: the next one carries the new credential.
 //
 // Credentials never reach a log: Config's String, Format and LogValue
 // name the kind of credential but never print a token, password, key or

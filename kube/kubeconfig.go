@@ -43,27 +43,13 @@ var recommendedHome = func() string {
 }
 
 // LoadKubeconfig reads kubeconfig files the way kubectl does and returns
-// the Config of one context.
-//
-// The files are opts.ExplicitPath if set; else the files listed in
-// $KUBECONFIG (separated by os.PathListSeparator; missing ones are
-// skipped); else ~/.kube/config. Several files are merged with kubectl's
-// precedence: a cluster, user or context comes from the first file that
-// defines its name, and current-context from the first file that sets it.
-//
-// The context is opts.Context, or else current-context. Its namespace
-// becomes Config.Namespace ("default" when it names none). From the cluster
-// come server, certificate-authority(-data), insecure-skip-tls-verify,
-// tls-server-name, proxy-url and disable-compression; from the user token,
-// tokenFile, client-certificate(-data), client-key(-data),
-// username/password and exec. Relative paths (and an exec command with a
-// slash in it) are resolved against the directory of the file that holds
-// them. Where both a file and its -data field are set, the data wins.
-//
-// Errors are *KubeconfigError values naming the file(s) and wrapping
-// ErrNoKubeconfig, ErrMalformedKubeconfig, ErrBadBase64, ErrNoContext,
-// ErrContextNotFound, ErrClusterNotFound, ErrUserNotFound, ErrNoServer or
-// ErrInvalidConfig.
+// the Config of opts.Context, or of current-context. The files are
+// opts.ExplicitPath, else $KUBECONFIG's (merged with kubectl's precedence:
+// the first file to define a name, or current-context, wins), else
+// ~/.kube/config. Relative paths resolve against the file that names
+// them; a -data field wins over its file. The namespace defaults to
+// "default". Errors are *KubeconfigError values naming the files and
+// wrapping one of the ErrNoKubeconfig... sentinels.
 func LoadKubeconfig(opts LoadOptions) (*Config, error) {
 	paths, err := kubeconfigPaths(opts.ExplicitPath)
 	if err != nil {

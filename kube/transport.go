@@ -13,32 +13,15 @@ import (
 	"time"
 )
 
-// HTTPClient returns a client for the server in c. Its transport
-//
-//   - speaks HTTP/2 when the server offers it (HTTP/1.1 otherwise), keeps
-//     connections alive and pings idle HTTP/2 connections, so that a watch on
-//     a dead connection fails within a minute instead of hanging;
-//   - goes through ProxyURL, or the proxy of the environment;
-//   - verifies the server with the CA in c.TLS (or the system's roots),
-//     checking the name c.TLS.ServerName when it is set, and presents the
-//     client certificate, if any, from c.TLS or the exec plugin; an expired
-//     client certificate fails the connection with ErrCertificateExpired;
-//   - sets User-Agent and, on every request that has no Authorization
-//     header of its own, the credentials: the bearer token, the token file's
-//     current content, basic auth or the exec plugin's token.
-//
-// Credentials that can change are followed: the token file is re-read when
-// it changes and after a 401; client certificate files are re-read for new
-// connections when they change; the exec plugin runs again shortly before
-// its credential expires and after a 401, and when it returns a new client
-// certificate, new requests move to new connections. A request that got a
-// 401 is not retried: the next one carries the new credential.
-//
-// The client has no timeout (watches last long): give requests a context
-// with a deadline. Each call builds a new transport with its own connection
-// pool; call HTTPClient once and share the client, which is safe for
-// concurrent use. Files named in c (CA, certificate, key, token) are read
-// now, and a missing or malformed one is an error now.
+// HTTPClient returns a client for the server in c: HTTP/2 when offered
+// (idle connections pinged, so a watch on a dead one fails within a
+// minute), c's proxy or the environment's, the server verified with c.TLS's
+// CA or the system's, and on every request without an Authorization header
+// the credentials, followed as they change (see the package doc's
+// Credentials). An expired client certificate fails with
+// ErrCertificateExpired. The client has no timeout (watches last long):
+// give requests a deadline. Each call builds a new connection pool: call it
+// once and share the client. Files named in c are read now.
 func (c *Config) HTTPClient() (*http.Client, error) {
 	rt, err := c.roundTripper()
 	if err != nil {

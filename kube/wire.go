@@ -16,13 +16,9 @@ var (
 	// ErrNotFound matches an *APIError for HTTP 404 or reason NotFound: the
 	// resource, its group or version, or the namespace does not exist.
 	ErrNotFound = kubewire.ErrNotFound
-	// ErrNamespaceNotFound matches, besides ErrNotFound, the *APIError
-	// of a request about something in a namespace that does not exist,
-	// when the server's Status says so (its details name the kind
-	// "namespaces"): a create, or a list of a custom resource, in a
-	// missing namespace. An object missing from a namespace that exists
-	// matches ErrNotFound only. (A get in a missing namespace is answered
-	// as a missing object: the server does not look at the namespace.)
+	// ErrNamespaceNotFound matches, besides ErrNotFound, an *APIError
+	// whose Status names a missing namespace (a create, or a list of a
+	// custom resource, in it); a get there matches ErrNotFound only.
 	// APIError.NotFound says what the server found missing.
 	ErrNamespaceNotFound = kubewire.ErrNamespaceNotFound
 	// ErrForbidden matches an *APIError for HTTP 403 or reason Forbidden:
@@ -47,9 +43,7 @@ var (
 	ErrNotJSON = kubewire.ErrNotJSON
 	// ErrMalformed matches a *DecodeError about a response that is not
 	// what the API sends: invalid or truncated JSON or protobuf, garbage
-	// between watch events, a list whose items are not an array, a
-	// protobuf body without the "k8s\x00" magic, an object that does not
-	// fit the Go type.
+	// between watch events, an object that does not fit the Go type.
 	ErrMalformed = kubewire.ErrMalformed
 	// ErrObjectTooLarge matches a *DecodeError about an object (a list item
 	// or a watch event) larger than Options.MaxObjectBytes, or a list
@@ -60,11 +54,9 @@ var (
 	// host (it would receive the credentials), or one too many.
 	ErrRedirect = kubewire.ErrRedirect
 	// ErrConflict matches an *APIError for reason Conflict (or HTTP 409
-	// without a reason): an Update or a Delete whose resourceVersion or
-	// UID precondition no longer holds, or an Apply whose fields another
-	// manager owns. Read the object again and retry: see
-	// RetryOnConflict. An AlreadyExists 409 matches ErrAlreadyExists, not
-	// ErrConflict.
+	// without a reason): a precondition (resourceVersion, UID) no longer
+	// holds, or an Apply's fields are another manager's. Read the object
+	// again and retry (RetryOnConflict).
 	ErrConflict = kubewire.ErrConflict
 	// ErrAlreadyExists matches an *APIError for reason AlreadyExists: a
 	// Create of a name that is taken.
@@ -77,14 +69,10 @@ var (
 	// Gone: a resourceVersion or continue token too old to serve. It is
 	// informer.ErrExpired, under the name of its HTTP status.
 	ErrGone = kubewire.ErrGone
-	// ErrUnknownOutcome matches the error of a Client's write whose
-	// outcome is not known: the connection failed, or the call's context
-	// ended, after the request may have reached the server, or the server
-	// answered 5xx. The write may have been applied: the Client does not
-	// repeat it, and neither should the caller blindly: read the object
-	// and decide (an Update with a resourceVersion, a Delete with
-	// preconditions and an Apply are safe to repeat; a Create may then
-	// fail with ErrAlreadyExists).
+	// ErrUnknownOutcome matches the error of a Client's write that may
+	// have been applied (the connection failed or the context ended after
+	// sending, or a 5xx answer). The Client does not repeat it: read the
+	// object and decide (a Create repeated may fail with ErrAlreadyExists).
 	ErrUnknownOutcome = kubewire.ErrUnknownOutcome
 )
 

@@ -23,25 +23,15 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("workqueue: reconcile panicked (a %T)", e.Value)
 }
 
-// Run processes the queue with the given number of workers (at least
-// one) until ctx ends or the queue is shut down, and returns once every
-// worker has returned: no goroutine is left behind. When ctx ends, each
-// worker finishes the key it holds (its reconcile sees ctx cancelled)
-// and Run returns context.Cause(ctx), leaving the queue as it is: keys
-// queued, delayed or backing off stay, Add goes on queuing, and the next
-// Run picks them up. So one queue serves every term of a leader
-// (leaderelection.Elector.Run calls Run again after a lost and regained
-// lease). Run returns nil once the queue is shut down (ShutDown) and
-// drained.
-//
-// Each worker takes a key with Get, calls reconcile(ctx, key) and calls
-// Done. A nil error forgets the key's backoff (Forget); a *Requeue
-// (RequeueAfter) forgets it too and adds the key back after its delay,
-// not as a failure; another error, or a
-// panic (recovered and reported as a *PanicError), is passed to
-// Options.OnError, logged with the key and the number of retries, and the
-// key is added back with AddRateLimited. The queue guarantees that no key
-// is reconciled by two workers at once, also across Runs.
+// Run processes the queue with workers workers (at least one) until ctx
+// ends or the queue is shut down, and returns once every worker has
+// returned. Each worker takes a key (Get), calls reconcile and calls Done:
+// a nil error or a *Requeue (RequeueAfter) forgets the key's backoff;
+// another error or a panic (a *PanicError) goes to Options.OnError and the
+// log, and the key is added back with AddRateLimited. No key is reconciled
+// by two workers at once. When ctx ends, workers finish their keys and Run
+// returns context.Cause(ctx), leaving the queue as it is for the next Run
+// (a leader's next term); after ShutDown it returns nil once drained.
 func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx context.Context, key K) error) error {
 	workers = max(workers, 1)
 	var wg sync.WaitGroup

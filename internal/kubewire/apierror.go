@@ -12,82 +12,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Sentinel errors of a Source's List and Watch. Match them with errors.Is;
-// the errors themselves are *APIError, *ContentTypeError or *DecodeError
-// values with the details.
+// Sentinel errors of the server's answers. kube re-exports them under the
+// same names and documents each (kube/wire.go): keep the two in step.
 var (
-	// ErrNotFound matches an *APIError for HTTP 404 or reason NotFound: the
-	// resource, its group or version, or the namespace does not exist.
-	ErrNotFound = errors.New("kube: not found")
-	// ErrNamespaceNotFound matches, besides ErrNotFound, the *APIError
-	// of a request about something in a namespace that does not exist,
-	// when the server's Status says so (its details name the kind
-	// "namespaces"): a create, or a list of a custom resource, in a
-	// missing namespace. An object missing from a namespace that exists
-	// matches ErrNotFound only. (A get in a missing namespace is answered
-	// as a missing object: the server does not look at the namespace.)
-	// APIError.NotFound says what the server found missing.
-	ErrNamespaceNotFound = errors.New("kube: namespace not found")
-	// ErrForbidden matches an *APIError for HTTP 403 or reason Forbidden:
-	// the credentials are valid but not allowed to list or watch.
-	ErrForbidden = errors.New("kube: forbidden")
-	// ErrUnauthorized matches an *APIError for HTTP 401 or reason
-	// Unauthorized: the server did not accept the credentials.
-	ErrUnauthorized = errors.New("kube: unauthorized")
-	// ErrTooManyRequests matches an *APIError for HTTP 429 or reason
-	// TooManyRequests: the server is throttling this client.
-	ErrTooManyRequests = errors.New("kube: too many requests")
-	// ErrUnexpectedContentType matches a *ContentTypeError: a successful
-	// response whose Content-Type is neither JSON nor, for an object type
-	// that can decode it, Kubernetes protobuf; like an HTML page from a
-	// proxy.
+	ErrNotFound              = errors.New("kube: not found")
+	ErrNamespaceNotFound     = errors.New("kube: namespace not found")
+	ErrForbidden             = errors.New("kube: forbidden")
+	ErrUnauthorized          = errors.New("kube: unauthorized")
+	ErrTooManyRequests       = errors.New("kube: too many requests")
 	ErrUnexpectedContentType = errors.New("kube: unexpected content type")
-	// ErrNotJSON is ErrUnexpectedContentType, under the name it had when
-	// JSON was the only encoding: errors.Is(err, ErrNotJSON) goes on
-	// matching every *ContentTypeError.
-	//
 	// Deprecated: use ErrUnexpectedContentType.
-	ErrNotJSON = ErrUnexpectedContentType
-	// ErrMalformed matches a *DecodeError about a response that is not
-	// what the API sends: invalid or truncated JSON or protobuf, garbage
-	// between watch events, a list whose items are not an array, a
-	// protobuf body without the "k8s\x00" magic, an object that does not
-	// fit the Go type.
-	ErrMalformed = errors.New("kube: malformed response")
-	// ErrObjectTooLarge matches a *DecodeError about an object (a list item
-	// or a watch event) larger than Options.MaxObjectBytes, or a list
-	// response larger than Options.MaxResponseBytes. Reading stopped at the
-	// limit.
+	ErrNotJSON        = ErrUnexpectedContentType
+	ErrMalformed      = errors.New("kube: malformed response")
 	ErrObjectTooLarge = errors.New("kube: object too large")
-	// ErrRedirect reports a redirect that was not followed: one to another
-	// host (it would receive the credentials), or one too many.
-	ErrRedirect = errors.New("kube: redirect not followed")
-	// ErrConflict matches an *APIError for reason Conflict (or HTTP 409
-	// without a reason): an Update or a Delete whose resourceVersion or
-	// UID precondition no longer holds, or an Apply whose fields another
-	// manager owns. Read the object again and retry: see
-	// RetryOnConflict. An AlreadyExists 409 matches ErrAlreadyExists, not
-	// ErrConflict.
-	ErrConflict = errors.New("kube: conflict")
-	// ErrAlreadyExists matches an *APIError for reason AlreadyExists: a
-	// Create of a name that is taken.
-	ErrAlreadyExists = errors.New("kube: already exists")
-	// ErrInvalid matches an *APIError for reason Invalid (or HTTP 422
-	// without a reason): the server refused the object's fields.
-	// APIError.Causes lists them.
-	ErrInvalid = errors.New("kube: invalid")
-	// ErrGone matches an *APIError for HTTP 410 or the reasons Expired and
-	// Gone: a resourceVersion or continue token too old to serve. It is
-	// informer.ErrExpired, under the name of its HTTP status.
-	ErrGone = informer.ErrExpired
-	// ErrUnknownOutcome matches the error of a Client's write whose
-	// outcome is not known: the connection failed, or the call's context
-	// ended, after the request may have reached the server, or the server
-	// answered 5xx. The write may have been applied: the Client does not
-	// repeat it, and neither should the caller blindly: read the object
-	// and decide (an Update with a resourceVersion, a Delete with
-	// preconditions and an Apply are safe to repeat; a Create may then
-	// fail with ErrAlreadyExists).
+	ErrRedirect       = errors.New("kube: redirect not followed")
+	ErrConflict       = errors.New("kube: conflict")
+	ErrAlreadyExists  = errors.New("kube: already exists")
+	ErrInvalid        = errors.New("kube: invalid")
+	ErrGone           = informer.ErrExpired
 	ErrUnknownOutcome = errors.New("kube: outcome unknown: the write may have been applied")
 )
 

@@ -98,7 +98,13 @@
 //
 // The Content-Type of each response decides how it is decoded, so a
 // resource the server serves only as JSON (custom resources, many
-// aggregated APIs) works with any setting. Protobuf is smaller on the
+// aggregated APIs) works with any setting. A metadata-only Source asks
+// for application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1
+// (or the protobuf media type with the same parameters), falling back to
+// full objects on servers that cannot. Objects decoded from protobuf get
+// their apiVersion and kind from the envelope that carries them, as JSON
+// has them: watched objects and PartialObjectMetadata list items (the
+// items of other protobuf lists have none, as in JSON). Protobuf is smaller on the
 // wire and faster to decode than JSON; a protobuf list is read item by
 // item like a JSON one, and a protobuf watch frame by frame, each checked
 // against the size limits from its length before it is read. A Source of
@@ -117,7 +123,9 @@
 // ErrUnexpectedContentType), *DecodeError for invalid, truncated or
 // oversized JSON or protobuf (ErrMalformed, ErrObjectTooLarge), and an
 // error matching informer.ErrWatchListUnsupported when the server cannot
-// do a streaming list.
+// do a streaming list. Network errors are returned as net/http gives them
+// (*url.Error), and an ended context as an error wrapping ctx.Err() and
+// its cause.
 //
 // # Page sizes
 //
@@ -128,7 +136,9 @@
 // old one, so relists come in pages, grown to cut round trips (20,000
 // ConfigMaps take 12 requests instead of 40 at 500 a page) but no larger
 // than 2,000 objects, so that a page beside the cache stays small (4% of
-// 50,000 pods). The first list has no old state beside it, so it asks
+// 50,000 pods; bench/cmd/footprint -relist measured a relist peak of 1.15
+// to 1.18x the steady live heap with pages of 2,000, 1.19 to 1.35x with
+// 5,000 and 10,000, protobuf, 50,000 pods). The first list has no old state beside it, so it asks
 // for everything at once: kube-apiserver 1.37 serves a consistent list
 // from its watch cache in one response as fast as client-go's
 // resourceVersion "0", while its paged continuations, measured on 1.37.1

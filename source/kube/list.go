@@ -13,22 +13,13 @@ import (
 	"github.com/informer-go/informer"
 )
 
-// List returns one page of the collection: GET with limit, continue,
-// resourceVersion, resourceVersionMatch and the Source's selectors.
-//
-// opts.ResourceVersion and opts.ResourceVersionMatch are sent as given
-// ("" leaves them out), except with a Continue token, which carries the
-// list's version itself and with which the server forbids them. A zero
-// opts.Limit means Options.PageSize, by default the whole collection in
-// one response for an informer's first list (opts.Initial) and otherwise
-// pages that grow from DefaultPageSize to MaxGrownPageSize (the size of
-// the next page travels in the returned Continue token); a negative one
-// (informer.NoLimit) asks for the whole collection in one response.
-//
-// The body is decoded as it arrives, JSON or protobuf as its
-// Content-Type says: each item straight into a new T, never the whole
-// response at once. An expired continue token or
-// resourceVersion is an *APIError matching informer.ErrExpired.
+// List returns one page of the collection (limit, continue,
+// resourceVersion, resourceVersionMatch and the Source's selectors; the
+// version fields are left out with a Continue token). A zero opts.Limit
+// means Options.PageSize; informer.NoLimit asks for everything in one
+// response. The body is decoded as it arrives, each item into a new T. An
+// expired continue token or resourceVersion is an *APIError matching
+// informer.ErrExpired.
 func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (informer.Page[T], error) {
 	if d := s.opts.ListTimeout; d > 0 {
 		var cancel context.CancelFunc

@@ -22,15 +22,9 @@ import (
 // DefaultPageSize.
 const (
 	// MaxGrownPageSize is the largest page a List with growing pages
-	// asks for (see Options.PageSize). A relist decodes each page while
-	// the cache still holds the objects the page replaces, so a page is
-	// memory held beside a full cache: 2,000 pods are 4% of a cache of
-	// 50,000 (bench/cmd/footprint -relist measured a relist peak of 1.15
-	// to 1.18x the steady live heap with 2,000, 1.19 to 1.35x with 5,000
-	// and 10,000, protobuf, 50,000 pods). Relists are rare and an
-	// informer's first list is one response, so the round trips this
-	// adds (a relist of 20,000 objects in 12 pages instead of 6) cost
-	// little.
+	// asks for (see Options.PageSize): a relist's page is held beside the
+	// full cache, so pages stay small (the package doc's Page sizes has
+	// the measurements).
 	MaxGrownPageSize = 2000
 	// growPagesWithin: a page that took longer is not followed by a
 	// larger one. Beyond it the time of a round trip (a few ms to tens of

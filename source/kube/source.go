@@ -174,40 +174,15 @@ type Options struct {
 }
 
 // Source lists and watches one resource of a Kubernetes API server over
-// HTTP with JSON or Kubernetes protobuf, decoding straight into T. It
-// implements informer.Source.
-//
-// T must be a pointer to a type that JSON-decodes from the resource's
-// objects: a generated API type (*corev1.Pod), a struct of your own that
+// HTTP, in JSON or Kubernetes protobuf (Options.Protobuf,
+// Options.ContentType), decoding straight into T; it implements
+// informer.Source. T is a pointer to a type that decodes from the
+// resource's objects: a generated API type (*corev1.Pod), a struct that
 // embeds metav1.ObjectMeta under "metadata", *unstructured.Unstructured,
-// or *metav1.PartialObjectMetadata, for which the Source asks the server
-// for metadata only (Accept: application/json;as=PartialObjectMetadataList;
-// g=meta.k8s.io;v=v1, falling back to full objects on servers that cannot).
-// A new T is made for every object, through reflection set up once in New.
-//
-// When T also has the generated protobuf method Unmarshal([]byte) error
-// (k8s.io/api types, *metav1.PartialObjectMetadata) and Options.Protobuf
-// holds its codec (Protobuf[T]()), the Source asks for
-// application/vnd.kubernetes.protobuf first, with JSON as the fallback
-// (metadata only: the protobuf media type with the same as=, g=, v=
-// parameters, then the JSON ones); Options.ContentType changes that.
-// Each response is decoded as its Content-Type says. Objects decoded from
-// protobuf get their apiVersion and kind from the envelope that carries
-// them, as JSON has them: watched objects and PartialObjectMetadata list
-// items (the items of other protobuf lists have none, as in JSON).
-//
-// A Source is safe for concurrent use and keeps nothing between calls but
-// its rate limiter.
-//
-// Errors: HTTP errors are *APIError values (errors.Is ErrNotFound,
-// ErrForbidden, ErrUnauthorized, ErrTooManyRequests, and
-// informer.ErrExpired for 410 Gone), with a JSON or protobuf Status; a
-// success in another encoding is a *ContentTypeError
-// (ErrUnexpectedContentType); a body that cannot be decoded is a
-// *DecodeError (ErrMalformed, ErrObjectTooLarge). A streaming list the
-// server refuses is an error matching informer.ErrWatchListUnsupported.
-// Network errors are returned as net/http gives them (*url.Error), and an
-// ended context as an error wrapping ctx.Err() and its cause.
+// or *metav1.PartialObjectMetadata (metadata only). A Source is safe for
+// concurrent use and keeps nothing between calls but its rate limiter.
+// The package documentation says what it asks for and which errors it
+// returns.
 type Source[T informer.Object] struct {
 	client       *http.Client
 	host         *url.URL // scheme and host of the server, for redirects

@@ -16,29 +16,16 @@ import (
 	"github.com/informer-go/informer"
 )
 
-// Watch opens a watch: GET with watch=1, resourceVersion,
-// allowWatchBookmarks (when opts.AllowBookmarks or a streaming list asks
-// for it), timeoutSeconds (opts.Timeout rounded up to whole seconds) and
-// the Source's selectors. It returns once the server has answered;
-// errors of that answer are returned here, as for List.
-//
-// Note that Kubernetes, asked to watch from resourceVersion "" or "0"
-// without SendInitialEvents, first sends an ADDED event for every object
-// (the legacy "get state and start" semantics); the reflector always
-// watches from a version it has seen.
-//
-// opts.SendInitialEvents makes it a streaming list: sendInitialEvents=true
-// and resourceVersionMatch=NotOlderThan. A server that refuses it (the
-// WatchList feature is off: 422 "sendInitialEvents is forbidden", or its
-// storage lacks what it needs, reported by an ERROR event) gives an error
-// matching informer.ErrWatchListUnsupported, from Watch or from the first
-// Next.
-//
-// The events are read with Next, one at a time from the response body on
-// the caller's goroutine: no goroutine is started. The stream is JSON
-// (one object per event) or protobuf (length-prefixed frames), as the
-// response's Content-Type says. See the watcher's Next
-// for how each Kubernetes event type is translated.
+// Watch opens a watch (watch=1, resourceVersion, allowWatchBookmarks,
+// timeoutSeconds rounded up, the Source's selectors) and returns once the
+// server answered; errors of that answer are returned here, as for List.
+// opts.SendInitialEvents makes it a streaming list
+// (sendInitialEvents=true, resourceVersionMatch=NotOlderThan); a server
+// that refuses gives an error matching informer.ErrWatchListUnsupported,
+// from Watch or the first Next. Kubernetes sends every object as ADDED
+// first for a watch from "" or "0" without it; the reflector never asks
+// for that. Next reads the events on the caller's goroutine, JSON or
+// protobuf as the Content-Type says.
 func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[T], error) {
 	q := s.query()
 	q.Set("watch", "1")

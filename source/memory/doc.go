@@ -34,7 +34,8 @@
 // Options.HistoryLimit. Lists, watches and continue tokens that need what was
 // compacted fail with an error wrapping informer.ErrExpired, and so does an
 // open watch that falls behind the compaction point, which is how a consumer
-// learns it must list again.
+// learns it must list again. A continue token that this Source did not
+// make is expired too; ExpireContinueTokens expires them all.
 //
 // # Faults
 //

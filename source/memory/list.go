@@ -13,30 +13,15 @@ import (
 )
 
 // List returns one page of the objects, sorted by key. It implements
-// informer.Source.
-//
-// The state listed is the current one, unless opts.ResourceVersion is a
-// specific version and opts.ResourceVersionMatch is informer.MatchExact
-// (informer.MatchNotOlderThan and "" list the current state): then it is
-// the state as of that version. Either way, a specific version older than the
-// compaction point is an error wrapping informer.ErrExpired, and one newer
-// than the current version an error wrapping ErrInvalidVersion; "" and "0"
-// mean the current version.
-//
-// The page holds at most opts.Limit items, and at most Options.MaxPageSize
-// (0 means no limit). When items remain, Continue holds a token for the next
-// page. Every page of one list shows the same state, that of the first page,
-// however the Source changes between pages: Page.ResourceVersion is that
-// state's version on every page, and opts.ResourceVersion is ignored after
-// the first. A token expires, and List returns an error wrapping
-// informer.ErrExpired, when the history it needs is compacted (Compact,
-// CompactTo, HistoryLimit) or ExpireContinueTokens is called; a token that
-// was not made by this Source is expired too.
-//
-// Items is a new slice on every call, never retained by the Source. To serve
-// the pages after the first cheaply, the Source keeps the sorted state of the
-// most recent unfinished paginated list, until it is finished, another
-// paginated list starts, or the state is compacted away.
+// informer.Source. It lists the current state ("" and "0"), or, with
+// opts.ResourceVersionMatch informer.MatchExact, the state as of
+// opts.ResourceVersion; a version older than the compaction point is an
+// error wrapping informer.ErrExpired, a newer one than the current
+// ErrInvalidVersion. A page holds at most opts.Limit and
+// Options.MaxPageSize items; every page of one list shows the first
+// page's state, with its version. A continue token expires
+// (informer.ErrExpired) when its history is compacted or on
+// ExpireContinueTokens. Items is a new slice, never kept by the Source.
 func (s *Source[T]) List(ctx context.Context, opts informer.ListOptions) (informer.Page[T], error) {
 	s.mu.Lock()
 	s.listCalls++

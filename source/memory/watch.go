@@ -10,33 +10,16 @@ import (
 	"github.com/informer-go/informer"
 )
 
-// Watch opens a stream of the writes after opts.ResourceVersion. It
-// implements informer.Source.
-//
-// opts.ResourceVersion "" or "0" means "from now"; a version older than the
-// compaction point is an error wrapping informer.ErrExpired, and one newer
-// than the current version an error wrapping ErrInvalidVersion. Every event
-// carries its ResourceVersion: for a deletion it is the deletion's own
-// version, while the Object is the last stored state (see Delete).
-//
-// With opts.SendInitialEvents (which needs Options.WatchList, or Watch
-// returns an error wrapping informer.ErrWatchListUnsupported) the stream
-// starts with an EventAdded for every current object, sorted by key, then an
-// EventInitialEventsEnd at the current version, then the writes after it;
-// opts.ResourceVersion then only has to be valid, and the current state is
-// sent whatever its age. EventInitialEventsEnd is sent whether or not
-// opts.AllowBookmarks is set.
-//
-// Bookmark events, from Bookmark, go only to watches with
-// opts.AllowBookmarks. With opts.Timeout set, Next returns io.EOF once that
-// much time has passed, measured with a time.Timer, so that fake time in a
-// testing/synctest bubble drives it. A watcher whose reader falls behind the
-// compaction point gets an error wrapping informer.ErrExpired from Next, as
-// etcd cancels a compacted watch.
-//
-// No goroutine is started: Next reads the history directly, and blocks on a
-// channel that every write closes. With testing/synctest, create and use the
-// Source inside one bubble.
+// Watch opens a stream of the writes after opts.ResourceVersion ("" or "0":
+// from now). It implements informer.Source. A version older than the
+// compaction point is an error wrapping informer.ErrExpired (so is Next's
+// once the watcher falls behind it), a newer one than the current
+// ErrInvalidVersion. A deletion's event carries the deletion's version and
+// the last stored state. opts.SendInitialEvents needs Options.WatchList
+// (else informer.ErrWatchListUnsupported): an EventAdded per object, by
+// key, then EventInitialEventsEnd. Bookmarks (Bookmark) go to watches with
+// opts.AllowBookmarks; opts.Timeout ends the stream with io.EOF (a
+// time.Timer: synctest's fake time drives it). No goroutine is started.
 func (s *Source[T]) Watch(ctx context.Context, opts informer.WatchOptions) (informer.Watcher[T], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
