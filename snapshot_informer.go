@@ -285,9 +285,29 @@ func (inf *Informer[T]) drainForSnapshot(apply bool) {
 // it (a source that lost its history may give the same versions to other
 // states), so a relist then compares the objects themselves, unless the
 // list is at a version the Source orders after the snapshot's (its
-// history went on: ListVersion). The cost is paid only by such a relist.
+// history went on: ListVersion; a streaming list says its version only at
+// its end, so its objects are compared). The cost is paid only by such a
+// relist. An embedded TypeMeta (apiVersion and kind) is left out: it says
+// how the object travelled, not its state (kube-apiserver leaves it out of
+// list items and protobuf objects, and sends it with watch events).
 func sameState[T Object](restored, listed T) bool {
-	return reflect.DeepEqual(restored, listed)
+	if reflect.DeepEqual(restored, listed) {
+		return true
+	}
+	a, b := reflect.ValueOf(restored), reflect.ValueOf(listed)
+	if a.Kind() != reflect.Pointer || a.IsNil() || b.IsNil() || a.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	f, ok := a.Elem().Type().FieldByName("TypeMeta")
+	if !ok || !f.Anonymous || len(f.Index) != 1 || !f.IsExported() {
+		return false
+	}
+	// A shallow copy of the restored object with the listed one's
+	// TypeMeta: the cached object itself is never written.
+	c := reflect.New(a.Elem().Type())
+	c.Elem().Set(a.Elem())
+	c.Elem().Field(f.Index[0]).Set(b.Elem().Field(f.Index[0]))
+	return reflect.DeepEqual(c.Interface(), any(listed))
 }
 
 // Confirmed wakes the process loop to mark a restored cache synced: the
