@@ -28,7 +28,8 @@ type kinded struct {
 // do not prove equal states and the relist compares objects): objects
 // equal but for their TypeMeta (the snapshot's without, the relist's with,
 // as a cache filled by a list and a relist by a streaming list are) are
-// unchanged, and handlers hear only of the object that did change. Before
+// unchanged, and handlers hear only of the objects that did change (one
+// at another version, one at the same version with another state). Before
 // sameState left TypeMeta out, every object was told as updated (found
 // against kube-apiserver in protobuf: typed/builtin's
 // TestIntegrationWarmRestartProtobuf).
@@ -45,14 +46,17 @@ func TestRestoreRelistIgnoresKind(t *testing.T) {
 		for _, n := range []string{"a", "b", "c"} {
 			old.Create(obj(n, "v1", false))
 		}
-		old.Update(obj("a", "v2", false)) // the snapshot is at 4: a@4 b@2 c@3
+		old.Create(obj("d", "v1", false))
+		old.Update(obj("a", "v2", false)) // the snapshot is at 5: a@5 b@2 c@3 d@4
 		snap := kindedSnapshot(t, old)
 
-		// The source restarted without its history: a@1 b@2 c@3, at 3.
+		// The source restarted without its history: a@1 b@2 c@3 d@4, at
+		// 4; d's version is the snapshot's, its state another.
 		src := memory.New[*kinded](memory.Options{})
 		src.Create(obj("a", "v3", true))
 		src.Create(obj("b", "v1", true))
 		src.Create(obj("c", "v1", true))
+		src.Create(obj("d", "v9", true))
 		inf := informer.New(src, quiet[*kinded](t, nil))
 		if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
 			t.Fatal(err)
@@ -85,8 +89,9 @@ func TestRestoreRelistIgnoresKind(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if want := []string{"update a v3"}; !slices.Equal(calls, want) {
-			t.Errorf("handler calls %q, want %q (b and c only changed kind)", calls, want)
+		slices.Sort(calls)
+		if want := []string{"update a v3", "update d v9"}; !slices.Equal(calls, want) {
+			t.Errorf("handler calls %q, want %q (b and c only changed kind; d changed at the same version)", calls, want)
 		}
 		for _, n := range []string{"b", "c"} {
 			if o, ok := inf.Lister().Get("ns/" + n); !ok || o.Kind != "Kinded" {
