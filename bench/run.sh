@@ -26,7 +26,11 @@
 # commit, measured by hand with valgrind),
 # bench/deps/RESULTS.md,
 # bench/scale/RESULTS.md and RESULTS-<N>.md, bench/realserver/RESULTS.md
-# (a real kube-apiserver; skipped, saying so, without shared/kube-apiserver).
+# (a real kube-apiserver; skipped, saying so, without shared/kube-apiserver),
+# bench/warmstart/RESULTS.md (warm restarts: 20,000 and 100,000 pods in a
+# full run, 1,000 with -quick), RESULTS-<N>.md (other sizes:
+# WARM_PODS=500000 OUT=$PWD/warmstart/RESULTS-500000.md warmstart/measure.sh)
+# and NOTES.md (measured by hand).
 #
 # Each round runs every benchmark group once for client-go and once for ours
 # (alternating which goes first), so that both see the same machine
@@ -208,6 +212,22 @@ else
   OUT="$PWD/$results/realserver.md" realserver/measure.sh >/dev/null
   cp "$results/realserver.md" realserver/RESULTS.md
   cp "$results/realserver.md.raw" realserver/RESULTS.md.raw
+fi
+
+echo "== warm restarts (bench/warmstart/measure.sh)"
+rm -f "$results"/warmstart*.md "$results"/warmstart*.md.raw
+if $quick; then
+  QUICK=1 WARM_PODS=1000 OUT="$PWD/$results/warmstart.md" warmstart/measure.sh >/dev/null
+else
+  OUT="$PWD/$results/warmstart.md" warmstart/measure.sh >/dev/null
+  cp "$results/warmstart.md" warmstart/RESULTS.md
+  cp "$results/warmstart.md.raw" warmstart/RESULTS.md.raw
+fi
+for f in warmstart/RESULTS-*.md; do # other sizes, measured on their own
+  [ -f "$f" ] && cp "$f" "$results/warmstart-${f#warmstart/RESULTS-}"
+done
+if [ -f warmstart/NOTES.md ]; then # measured by hand: see its text
+  cp warmstart/NOTES.md "$results/warmstart-notes.md"
 fi
 
 echo "== the floor: in-memory workloads against a map and direct calls (bench/floor/measure.sh)"

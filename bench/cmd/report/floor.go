@@ -114,10 +114,10 @@ func hotpathSection(results string) string {
 	return hotpathHeading + strings.TrimSpace(body) + "\n"
 }
 
-// spliceSections replaces the floor's and the hot path's sections of the
-// report at path (or adds them at the end) with the ones made from
-// floor.md and hotpath.md in results, leaving every other section as it
-// is: for a floor or hot-path run without a full run.
+// spliceSections replaces the floor's, the hot path's and the warm
+// restarts' sections of the report at path (or adds them at the end) with
+// the ones made from floor.md, hotpath.md and warmstart*.md in results,
+// leaving every other section as it is: for a run of those alone.
 func spliceSections(path, results string) {
 	doc, err := os.ReadFile(path)
 	check(err)
@@ -131,6 +131,9 @@ func spliceSections(path, results string) {
 			continue
 		}
 		s = splice(s, sec.heading, sec.render(string(res)))
+	}
+	if sec := warmSections(results); sec != "" {
+		s = splice(s, warmHeading, sec)
 	}
 	check(os.WriteFile(path, []byte(s), 0o644))
 }

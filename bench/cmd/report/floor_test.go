@@ -26,7 +26,7 @@ func TestFloorTable(t *testing.T) {
 	}
 }
 
-// TestSplice: the floor's and the hot path's sections are replaced in
+// TestSplice: the floor's, the hot path's and the warm restarts' sections are replaced in
 // place, or added at the end, and nothing else changes.
 func TestSplice(t *testing.T) {
 	dir := t.TempDir()
@@ -37,17 +37,18 @@ func TestSplice(t *testing.T) {
 	}
 	write("floor.md", "# title\n\nMeasured now.\n\n| a |\n| --- |\n| new-floor |\n")
 	write("hotpath.md", "# title\n\nnew hot path text\n")
+	write("warmstart.md", "Measured warm.\n\n| a |\n| --- |\n| new-warm |\n")
 	doc := filepath.Join(dir, "BENCHMARKS.md")
-	write("BENCHMARKS.md", "# B\n\n## One\n\nkept\n"+floorHeading+"| old-floor |\n\n## Two\n\nkept too\n")
+	write("BENCHMARKS.md", "# B\n\n## One\n\nkept\n"+floorHeading+"| old-floor |\n\n## Two\n\nkept too\n"+warmHeading+"| old-warm |\n\n## Three\n\nkept as well\n")
 	spliceSections(doc, dir)
 	b, _ := os.ReadFile(doc)
 	got := string(b)
-	for _, want := range []string{"## One\n\nkept\n", "| new-floor |", "## Two\n\nkept too\n", hotpathHeading + "new hot path text\n"} {
+	for _, want := range []string{"## One\n\nkept\n", "| new-floor |", "## Two\n\nkept too\n", hotpathHeading + "new hot path text\n", "| new-warm |\n", "## Three\n\nkept as well\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("spliced report lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "old-floor") || strings.Count(got, floorHeading) != 1 {
+	if strings.Contains(got, "old-floor") || strings.Count(got, floorHeading) != 1 || strings.Contains(got, "old-warm") || strings.Count(got, warmHeading) != 1 {
 		t.Errorf("the old floor section is still there:\n%s", got)
 	}
 	spliceSections(doc, dir) // again: the same document

@@ -28,7 +28,7 @@ func main() {
 	out := flag.String("out", "", "file to write the report to (default: standard output only)")
 	floorDir := flag.String("floor", "", "write bench/floor/RESULTS.md to standard output from the raw outputs in this directory (floor.txt, informer.txt, client-go.txt), and nothing else")
 	measured := flag.String("measured", "", "with -floor: the line saying when and how the floor run was measured")
-	splice := flag.Bool("splice", false, "replace only the floor's and the hot path's sections of -out with ones made from floor.md and hotpath.md in -results")
+	splice := flag.Bool("splice", false, "replace only the floor's, the hot path's and the warm restarts' sections of -out with ones made from floor.md, hotpath.md and warmstart*.md in -results")
 	flag.Parse()
 	if *floorDir != "" {
 		writeFloor(*floorDir, *measured)

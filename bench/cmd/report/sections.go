@@ -15,7 +15,8 @@ import (
 // extraSections returns the sections that follow the benchstat tables,
 // from the files run.sh put into results: deps.md (bench/deps/RESULTS.md),
 // the Client benchmarks of client-go.txt and informer.txt, realserver.md
-// (bench/realserver/RESULTS.md), scale.md (bench/scale/RESULTS.md) and
+// (bench/realserver/RESULTS.md), warmstart.md, warmstart-<N>.md and
+// warmstart-notes.md (bench/warmstart: see warmSections), scale.md (bench/scale/RESULTS.md) and
 // every scale-<N>.md (bench/scale/RESULTS-<N>.md: other sizes of the scale
 // benchmark, such as half a million pods, run on their own), shard.md
 // (bench/shard/RESULTS.md) and sharing.md (bench/sharing/RESULTS.md).
@@ -34,6 +35,7 @@ func extraSections(results string, cg, ours samples) string {
 	if rs, err := os.ReadFile(filepath.Join(results, "realserver.md")); err == nil {
 		b.WriteString(realServerSection(string(rs)))
 	}
+	b.WriteString(warmSections(results))
 	if scale, err := os.ReadFile(filepath.Join(results, "scale.md")); err == nil {
 		b.WriteString(scaleSection(string(scale)))
 	}
