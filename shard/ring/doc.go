@@ -50,7 +50,10 @@
 // writes that must be fenced on the server can carry Identity and Epoch.
 //
 // After a death, the dead member's ranges are worked again within
-// LeaseDuration plus twice RetryPeriod; after a graceful leave (Run's
-// context ends: the member deletes its Lease), within about twice
-// RetryPeriod.
+// LeaseDuration plus RetryPeriod (how late the others may have read its
+// last renewal) plus the time to sync the new ranges: a member reads the
+// Leases again the moment one would expire, and every RetryPeriod/4 while
+// it waits for others to release ranges. After a graceful leave (Run's
+// context ends: the member deletes its Lease), within about RetryPeriod
+// plus that sync.
 package ring

@@ -66,7 +66,8 @@ type Options struct {
 	// to stop in. 0 means 10 s.
 	RenewDeadline time.Duration
 	// RetryPeriod is the time between renewals, which are also when a
-	// member reads the others' Leases. 0 means 2 s.
+	// member reads the others' Leases (sooner when one would expire, and
+	// every RetryPeriod/4 while a handoff is under way). 0 means 2 s.
 	RetryPeriod time.Duration
 	// Logger receives membership and range changes at Info, failed
 	// requests at Debug; nil means slog.Default().

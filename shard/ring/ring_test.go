@@ -32,6 +32,7 @@ type span struct {
 	epoch      uint64
 	ranges     shard.Set
 	start, end int64 // end 0 while it runs
+	endAt      time.Time
 }
 
 // recorder records every assignment's work and checks that no two
@@ -63,6 +64,7 @@ func (r *recorder) run(a ring.Assignment, fn func()) {
 	defer func() {
 		r.mu.Lock()
 		s.end = r.seq.Add(1)
+		s.endAt = time.Now()
 		r.mu.Unlock()
 	}()
 	fn()
@@ -104,6 +106,19 @@ func (r *recorder) running() map[string]shard.Set {
 		}
 	}
 	return out
+}
+
+// lastEnd returns when member's work last ended.
+func (r *recorder) lastEnd(member string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var t time.Time
+	for _, s := range r.spans {
+		if s.member == member && s.endAt.After(t) {
+			t = s.endAt
+		}
+	}
+	return t
 }
 
 // covered reports whether the running work covers the whole space.
@@ -209,7 +224,8 @@ func (h *harness) settle(limit time.Duration) time.Duration {
 		if h.rec.covered() && len(run) == len(h.ms) {
 			ok := true
 			for id := range h.ms {
-				if st := h.ms[id].m.Health(); !st.Synced || st.Ranges.Fraction() < 0.99/float64(len(h.ms)) {
+				st := h.ms[id].m.Health()
+				if !st.Synced || st.Ranges.Fraction() < 0.99/float64(len(h.ms)) || len(st.Members) != len(h.ms) || !st.Claim.Equal(st.Ranges) {
 					ok = false
 				}
 			}
@@ -324,7 +340,7 @@ func TestRingPartition(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if d := time.Since(cut); d > renewDeadline+h.rec.drain {
+		if d := h.rec.lastEnd("b").Sub(cut); d > renewDeadline+h.rec.drain {
 			t.Fatalf("b stopped %s after the cut", d)
 		}
 		if err := p.m.Health().Err(); !errors.Is(err, ring.ErrLeaseLost) {

@@ -39,6 +39,9 @@ func (m *Member) Run(ctx context.Context, work func(ctx context.Context, a Assig
 	for ctx.Err() == nil {
 		r.step(ctx)
 		wait := m.opts.RetryPeriod - time.Duration(rand.Float64()*0.2*float64(m.opts.RetryPeriod))
+		if !r.wake.IsZero() {
+			wait = min(wait, max(time.Until(r.wake), time.Millisecond))
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -68,6 +71,33 @@ type runState struct {
 	epoch uint64
 	gen   *generation
 	err   error
+	// wake, when set, is when the next step is due if before RetryPeriod:
+	// a Lease's expiry, or a quick look while others release ranges.
+	wake time.Time
+	// waiting is since when the member waits for ranges others claim.
+	waiting time.Time
+}
+
+// wakeBy makes the next step run by t at the latest.
+func (r *runState) wakeBy(t time.Time) {
+	if r.wake.IsZero() || t.Before(r.wake) {
+		r.wake = t
+	}
+}
+
+// released makes the next step come soon while others still claim part
+// of desired (their handoff is under way), for LeaseDuration at most.
+func (r *runState) released(desired, target shard.Set, now time.Time) {
+	if target.Equal(desired) {
+		r.waiting = time.Time{}
+		return
+	}
+	if r.waiting.IsZero() {
+		r.waiting = now
+	}
+	if now.Sub(r.waiting) < r.m.opts.LeaseDuration {
+		r.wakeBy(now.Add(r.m.opts.RetryPeriod / 4))
+	}
 }
 
 func (r *runState) genDone() <-chan struct{} {
@@ -82,6 +112,7 @@ func (r *runState) genDone() <-chan struct{} {
 func (r *runState) step(ctx context.Context) {
 	m := r.m
 	now := time.Now()
+	r.wake = time.Time{}
 	if r.gen != nil {
 		select {
 		case <-r.gen.done:
@@ -108,6 +139,7 @@ func (r *runState) step(ctx context.Context) {
 	desired := Assign(live, m.opts.Identity)
 	others = r.evict(ctx, desired, others)
 	target := desired.Subtract(claims(others))
+	r.released(desired, target, now)
 	if r.gen != nil && r.gen.a.Ranges.Equal(target) {
 		if !r.claim.Equal(target) {
 			// A claim larger than the work (a write that failed, or a
@@ -151,6 +183,7 @@ func (r *runState) move(ctx context.Context, target shard.Set) {
 		if t := shard.NewSet(taken...); t.Overlaps(fresh) {
 			m.log.Info("ring: ranges still claimed by others", "ranges", fresh.Intersect(t).String())
 			start = target.Subtract(t)
+			r.released(target, start, time.Now())
 			// Withdraw the claim on them at once: the other member may
 			// have seen it and kept out too, and then neither would work
 			// them while it stands.
@@ -324,11 +357,12 @@ func (r *runState) join(ctx context.Context, now time.Time) bool {
 		}
 		o, ok := r.seen[old.Name]
 		if !ok || o.rv != old.ResourceVersion {
-			r.seen[old.Name] = observation{rv: old.ResourceVersion, at: now}
+			o = observation{rv: old.ResourceVersion, at: now}
+			r.seen[old.Name] = o
 			m.log.Info("ring: a lease of this identity exists; waiting for it to expire", "lease", old.Name)
-			return false
 		}
 		if now.Sub(o.at) < m.opts.LeaseDuration {
+			r.wakeBy(o.at.Add(m.opts.LeaseDuration))
 			return false
 		}
 		if err := m.client.Delete(wctx, old.Namespace, old.Name, old.ResourceVersion); err != nil && !errors.Is(err, kube.ErrNotFound) {
@@ -408,8 +442,11 @@ func (r *runState) observe(leases []*leaderelection.Lease, now time.Time) ([]str
 			r.seen[l.Name] = o
 		}
 		expired := now.Sub(o.at) >= m.opts.LeaseDuration
-		if !expired && l.Holder() != "" {
-			live = append(live, l.Holder())
+		if !expired {
+			r.wakeBy(o.at.Add(m.opts.LeaseDuration)) // look again as it expires
+			if l.Holder() != "" {
+				live = append(live, l.Holder())
+			}
 		}
 		others = append(others, member{lease: l, claim: claimOf(l), expired: expired})
 	}
