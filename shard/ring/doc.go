@@ -22,8 +22,8 @@
 //     member starts work only in ranges nobody else claims: it writes its
 //     claim first, then reads the others' again, so of two members
 //     claiming at once at least one sees the other (the API server's
-//     writes are linearizable), keeps out and withdraws its claim there
-//     (both may have kept out; the claim must not outlive that).
+//     writes are linearizable), keeps out, and withdraws its claim on
+//     what it did not start at once: the other may have kept out too.
 //   - Handoff: when its ranges change, a member cancels its work, waits
 //     for it to return (workers drained, queue dropped), and only then
 //     writes its smaller claim; the new owner starts after it reads that.
@@ -38,6 +38,10 @@
 //     are taken, as long as its work returns within LeaseDuration −
 //     RenewDeadline. Assignment.Epoch with the identity names each
 //     assignment, for writes that must be fenced on the server too.
+//
+// Member.Health reports the member's ranges and claim, the live members
+// as it sees them, whether the work has called Assignment.Synced, and the
+// last renewal.
 //
 // Limits: any change of a member's ranges restarts its work over the new
 // ranges as a whole (the part it keeps is listed again too, which with
