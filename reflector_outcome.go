@@ -144,3 +144,36 @@ func (f streamFacts) end(err, cause error, cancelled bool) outcome {
 	}
 	return f.outcome(sourceError(f.op, f.from, errEmptyWatch))
 }
+
+// unreadable is what a stream does with an event the source could not
+// read.
+type unreadable uint8
+
+const (
+	unreadableNoChange unreadable = iota // reported: it carried no change
+	unreadableFails                      // it fails the streaming list
+	unreadableSkipped                    // reported and skipped: the cache may lack a change until a relist
+	unreadableTooMany                    // skipped, one too many: the stream ends, for a relist
+)
+
+// unreadable sorts an event the source could not read (err), before the
+// stream counts it.
+func (f streamFacts) unreadable(err error) unreadable {
+	// An event of a type it does not know carries no change; a duplicate
+	// key in a poll's list keeps the later object, as a list does.
+	noChange := errors.Is(err, ErrUnknownEventType) || errors.Is(err, ErrDuplicateKey)
+	switch {
+	case f.inInitial && !noChange:
+		// An object of the list that cannot be read fails the list, as
+		// an undecodable item fails a List: skipping it would report
+		// synced a cache that lacks it, and nothing would bring it back
+		// before the next relist. (An event of a type it does not know
+		// carries no object of the list: skipped, as in a watch.)
+		return unreadableFails
+	case noChange:
+		return unreadableNoChange
+	case f.skipped+1 < maxSkippedEvents:
+		return unreadableSkipped
+	}
+	return unreadableTooMany
+}

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -103,6 +104,39 @@ func TestStreamOpenFailed(t *testing.T) {
 		}
 		if o.delivered || o.productive || o.listed {
 			t.Errorf("%s: outcome %+v of a stream that never opened", tc.name, o)
+		}
+	}
+}
+
+// TestUnreadable checks how an event the source could not read is sorted.
+func TestUnreadable(t *testing.T) {
+	watch := streamFacts{op: "watch"}
+	initial := streamFacts{op: "watchlist", initial: true, inInitial: true}
+	nearly := watch
+	nearly.skipped = maxSkippedEvents - 2
+	full := watch
+	full.skipped = maxSkippedEvents - 1
+	garbled := fmt.Errorf("line 3: %w", ErrBadEvent)
+	unknown := fmt.Errorf("%w: 9", ErrUnknownEventType)
+	dup := fmt.Errorf("%w: ns/a", ErrDuplicateKey)
+	for _, tc := range []struct {
+		name string
+		f    streamFacts
+		err  error
+		want unreadable
+	}{
+		{"garbled, watch", watch, garbled, unreadableSkipped},
+		{"garbled, initial events", initial, garbled, unreadableFails},
+		{"unknown type, watch", watch, unknown, unreadableNoChange},
+		{"unknown type, initial events", initial, unknown, unreadableNoChange},
+		{"duplicate key", watch, dup, unreadableNoChange},
+		{"duplicate key, initial events", initial, dup, unreadableNoChange},
+		{"the last skipped before too many", nearly, garbled, unreadableSkipped},
+		{"one too many", full, garbled, unreadableTooMany},
+		{"one too many, but no change", full, unknown, unreadableNoChange},
+	} {
+		if got := tc.f.unreadable(tc.err); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

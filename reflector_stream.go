@@ -216,23 +216,16 @@ func (st *stream[T]) read(ctx context.Context) outcome {
 
 // badEvent handles an event the source could not read.
 func (st *stream[T]) badEvent(err error) (outcome, bool) {
-	// An event of a type it does not know carries no change; a duplicate
-	// key in a poll's list keeps the later object, as a list does.
-	noChange := errors.Is(err, ErrUnknownEventType) || errors.Is(err, ErrDuplicateKey)
-	if st.f.inInitial && !noChange {
-		// An object of the list that cannot be read fails the list, as
-		// an undecodable item fails a List: skipping it would report
-		// synced a cache that lacks it, and nothing would bring it back
-		// before the next relist. (An event of a type it does not know
-		// carries no object of the list: skipped, as in a watch.)
+	rule := st.f.unreadable(err)
+	if rule == unreadableFails {
 		return st.f.failed(sourceError(st.f.op, st.f.from, err)), true
 	}
 	st.rep.badEvent(&ObjectError{Op: st.f.op, Err: err})
-	if noChange {
+	if rule == unreadableNoChange {
 		return outcome{}, false
 	}
 	st.skip(err)
-	if st.f.skipped < maxSkippedEvents {
+	if rule == unreadableSkipped {
 		return outcome{}, false
 	}
 	return st.facts().outcome(st.f.skippedError()), true
