@@ -26,14 +26,17 @@
 //
 //  1. The Source (source.go; source_version.go for the order of its
 //     versions) returns a page of a List or an Event from a Watcher.
-//  2. Reflector.Run (reflector.go) asks step (reflector_machine.go) what to
-//     do next, performs it, and hands step the outcome. A page goes through
-//     listPage (reflector.go); a watch or streaming list is read by a
-//     stream (reflector_stream.go). What the reflector reports about
-//     itself lives in reflector_health.go, reflector_lasterror.go,
-//     reflector_skipped.go and reflector_activity.go; its waits in
-//     reflector_backoff.go; its options and the Sink it writes to in
-//     reflector_options.go.
+//  2. Reflector.Run (reflector.go) asks step (reflector_machine.go: the
+//     state, a list cursor and the Source's health, and the policy) what
+//     to do next, performs it, and hands step the outcome. A page goes
+//     through listPage (reflector.go); a watch or streaming list is read
+//     by a stream (reflector_stream.go), whose end pure functions sort
+//     into an outcome (reflector_outcome.go). What the reflector publishes
+//     (its version, Health) is in reflector_health.go, with
+//     reflector_lasterror.go, reflector_skipped.go and
+//     reflector_activity.go; what it reports (logs, OnError, Report) in
+//     reflector_report.go; its waits in reflector_backoff.go; its options
+//     and the Sink it writes to in reflector_options.go.
 //  3. The Informer's Sink (informer_sink.go) applies Options.Transform and
 //     queues the object in the DeltaFIFO: deltafifo.go for the queue,
 //     deltafifo_replace.go for relists, deltafifo_keys.go for its keys.

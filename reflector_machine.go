@@ -7,10 +7,12 @@ import (
 )
 
 // The reflector's recovery policy, as a state machine: the state between two
-// calls to the Source, what can come out of a call, what to do next, and the
-// one function that decides, step. step does no I/O, reads no clock and
-// starts nothing: the loop in Run performs its actions (reflector.go), and
-// machine_test.go proves every rule with a table over (state, outcome).
+// calls to the Source (where it is: phase and listCursor; how the Source
+// has answered: sourceHealth), what to do next, and the one function that
+// decides, step. step does no I/O, reads no clock and starts nothing: the
+// loop in Run performs its actions (reflector.go), what came of them is an
+// outcome (reflector_outcome.go), and reflector_machine_test.go proves
+// every rule with a table over (state, outcome).
 
 // phase is what the reflector does next.
 type phase uint8
