@@ -32,19 +32,10 @@ func Main(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	start := exec.Command(filepath.Join(scripts, "start"))
-	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
-	start.Stderr = os.Stderr
-	out, err := start.Output()
+	env, err = run(scripts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting kube-apiserver:", err)
 		return 1
-	}
-	env = map[string]string{}
-	for line := range strings.Lines(strings.TrimSpace(string(out))) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
-			env[k] = v
-		}
 	}
 	defer func() {
 		stop := exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"])
@@ -98,19 +89,9 @@ func Start(t testing.TB, extraEnv ...string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := exec.Command(filepath.Join(scripts, "start"))
-	start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
-	start.Env = append(start.Env, extraEnv...)
-	start.Stderr = os.Stderr
-	out, err := start.Output()
+	e, err := run(scripts, extraEnv...)
 	if err != nil {
 		t.Fatalf("starting kube-apiserver with %q: %v", extraEnv, err)
-	}
-	e := map[string]string{}
-	for line := range strings.Lines(strings.TrimSpace(string(out))) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
-			e[k] = v
-		}
 	}
 	t.Cleanup(func() {
 		stop := exec.Command(filepath.Join(scripts, "stop"), e["KUBE_APISERVER_DIR"])
@@ -118,4 +99,37 @@ func Start(t testing.TB, extraEnv ...string) map[string]string {
 		_ = stop.Run()
 	})
 	return e
+}
+
+// startAttempts is how many times run tries the start script. On a loaded
+// machine the script can take the kube-apiserver it has just forked for
+// one that exited (it looks for the state dir in the process's command
+// line, which the fork shows only once it has exec'd) and stop it with an
+// empty log; a second try then starts it.
+const startAttempts = 3
+
+// run runs the start script (it stops what it started when it fails)
+// until it succeeds, up to startAttempts times, and returns what it
+// printed.
+func run(scripts string, extraEnv ...string) (map[string]string, error) {
+	var err error
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		start := exec.Command(filepath.Join(scripts, "start"))
+		start.Env = append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
+		start.Env = append(start.Env, extraEnv...)
+		start.Stderr = os.Stderr
+		var out []byte
+		out, err = start.Output()
+		if err == nil {
+			e := map[string]string{}
+			for line := range strings.Lines(strings.TrimSpace(string(out))) {
+				if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+					e[k] = v
+				}
+			}
+			return e, nil
+		}
+		fmt.Fprintf(os.Stderr, "apiserver: start attempt %d of %d failed: %v\n", attempt, startAttempts, err)
+	}
+	return nil, err
 }

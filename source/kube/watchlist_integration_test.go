@@ -3,14 +3,9 @@ package kube
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,26 +119,7 @@ func (q *queryRecorder) all() []url.Values {
 // and an informer asking for one falls back to listing.
 func TestIntegrationWatchListDisabled(t *testing.T) {
 	needKube(t)
-	scripts, err := apiserver.Scripts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := exec.Command(filepath.Join(scripts, "start"))
-	start.Env = append(start.Environ(), "KUBE_APISERVER_EXTRA_ARGS=--feature-gates=WatchList=false",
-		fmt.Sprintf("KUBE_APISERVER_OWNER_PID=%d", os.Getpid()))
-	var stderr strings.Builder
-	start.Stderr = &stderr
-	out, err := start.Output()
-	if err != nil {
-		t.Fatalf("start: %v\n%s", err, stderr.String())
-	}
-	env := map[string]string{}
-	for line := range strings.Lines(string(out)) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
-			env[k] = v
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"]).Run() })
+	env := apiserver.Start(t, "KUBE_APISERVER_EXTRA_ARGS=--feature-gates=WatchList=false")
 	cfg := kubeConfigFor(t, env, "informer-test")
 	r := kubefixture.NewREST(t, cfg, cfg.Host)
 	ns := r.Namespace("nowatchlist")
