@@ -135,13 +135,6 @@ func (p *reporter) routine(err error) {
 	}
 }
 
-// answered notes an event of a watch: the source answers, which ends a
-// run of unreadable events and the last error.
-func (p *reporter) answered() {
-	p.badRun = 0
-	p.lastErr.clear()
-}
-
 // listed notes a list that completed: skipped events are repaired, and
 // errors other than a watch's are forgotten.
 func (p *reporter) listed() {

@@ -155,10 +155,13 @@ func watchInitialIdle(ctx context.Context) (context.Context, *atomic.Int64, func
 	return ictx, count, func() { idle.Stop(); cancel(nil) }
 }
 
-// alive notes an event after the initial ones: the source answers.
+// alive notes an event after the initial ones: the source answers, which
+// ends a run of unreadable events and the last error. (In line, not a
+// method of reporter: one would not inline, on the path of every event.)
 func (st *stream[T]) alive() {
 	st.f.events++
-	st.rep.answered()
+	st.rep.badRun = 0
+	st.rep.lastErr.clear()
 	st.activity.event()
 }
 
