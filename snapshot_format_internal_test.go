@@ -2,7 +2,10 @@ package informer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,4 +156,69 @@ func encodeSobjsWith(t *testing.T, h snapshotHeader, objs []*sobj) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// decodeCodec is JSONCodec with another decoder.
+type decodeCodec struct {
+	SnapshotCodec[*sobj]
+	decode func([]byte) (*sobj, error)
+}
+
+func (c decodeCodec) NewDecoder() func([]byte) (*sobj, error) { return c.decode }
+
+// oneObjectPrefix returns a snapshot of one object cut just before that
+// object's length.
+func oneObjectPrefix(t *testing.T) []byte {
+	t.Helper()
+	objs := sobjs(1)
+	good := encodeSobjs(t, objs)
+	body, err := JSONCodec[*sobj]().Append(nil, objs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(good, body) - len(binary.AppendUvarint(nil, uint64(len(body))))
+	return good[:at]
+}
+
+// TestSnapshotReadHostile: a decoder that returns nil or quotes its input
+// in its error, a length over the limit, a length far beyond the bytes
+// there: each its sentinel, no content quoted, no memory for bytes that are
+// not there.
+func TestSnapshotReadHostile(t *testing.T) {
+	good := encodeSobjs(t, sobjs(3))
+	json := JSONCodec[*sobj]()
+	nilDecoder := decodeCodec{json, func([]byte) (*sobj, error) { return nil, nil }}
+	quoting := decodeCodec{json, func(b []byte) (*sobj, error) { return nil, fmt.Errorf("cannot read %q", b) }}
+	for _, c := range []struct {
+		name  string
+		codec SnapshotCodec[*sobj]
+	}{{"decoded to nil", nilDecoder}, {"decoder error quotes the input", quoting}} {
+		_, objs, _, err := readSnapshot(bytes.NewReader(good), sobjHeader, c.codec)
+		if !errors.Is(err, ErrSnapshotCorrupt) || objs != nil {
+			t.Errorf("%s: %v (%d objects), want %v", c.name, err, len(objs), ErrSnapshotCorrupt)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the error quotes an object: %v", c.name, err)
+		}
+	}
+
+	prefix := oneObjectPrefix(t)
+	over := binary.AppendUvarint(bytes.Clone(prefix), maxSnapshotObject+1)
+	over = append(over, make([]byte, 64)...)
+	if _, _, _, err := readSnapshot(bytes.NewReader(over), sobjHeader, json); !errors.Is(err, ErrSnapshotCorrupt) || errors.Is(err, ErrSnapshotTruncated) {
+		t.Errorf("an object length over the limit: %v, want %v before reading it", err, ErrSnapshotCorrupt)
+	}
+
+	claimed := binary.AppendUvarint(bytes.Clone(prefix), maxSnapshotObject)
+	claimed = append(claimed, make([]byte, 100)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, _, err := readSnapshot(bytes.NewReader(claimed), sobjHeader, json)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrSnapshotTruncated) {
+		t.Errorf("a length beyond the end: %v, want %v", err, ErrSnapshotTruncated)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*snapshotChunk {
+		t.Errorf("a %d-byte length over %d bytes allocated %d bytes, want at most %d", maxSnapshotObject, len(claimed), alloc, 4*snapshotChunk)
+	}
 }

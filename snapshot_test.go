@@ -246,6 +246,8 @@ func TestRestoreBadSnapshots(t *testing.T) {
 			{"corrupt", func() []byte { b := bytes.Clone(good); b[len(b)-10] ^= 1; return b }(), informer.ErrSnapshotCorrupt},
 			{"newer format", func() []byte { b := bytes.Clone(good); b[8] = 9; return b }(), informer.ErrSnapshotNewerFormat},
 			{"another type", snapshotOfOther(t, other), informer.ErrSnapshotMismatch},
+			{"a key twice", handSnapshot(t, "3", []*item{newItem("ns", "a", "v1"), newItem("ns", "a", "v2")}), informer.ErrSnapshotCorrupt},
+			{"no resourceVersion", handSnapshot(t, "", []*item{newItem("ns", "a", "v1")}), informer.ErrSnapshotCorrupt},
 		}
 		for _, c := range cases {
 			inf := informer.New(src, quiet[*item](t, nil))
@@ -266,6 +268,53 @@ func TestRestoreBadSnapshots(t *testing.T) {
 			stop()
 		}
 	})
+}
+
+// TestRestoreAfterRun: Restore once Run started fails with ErrNoSnapshot
+// and leaves the running cache alone.
+func TestRestoreAfterRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := threeItems()
+		snap := handSnapshot(t, "1", []*item{newItem("ns", "x", "v1")})
+		inf := informer.New(src, quiet[*item](t, nil))
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inf.Restore(bytes.NewReader(snap)); !errors.Is(err, informer.ErrNoSnapshot) {
+			t.Errorf("Restore after Run: %v, want %v", err, informer.ErrNoSnapshot)
+		}
+		synctest.Wait()
+		if !mapsEqual(cacheState(inf), sourceState(src)) {
+			t.Errorf("cache %v after a Restore while running, want the source's %v", cacheState(inf), sourceState(src))
+		}
+	})
+}
+
+// TestRestoreTransforms: restored objects pass through Options.Transform,
+// as listed ones do; one it refuses is left out and reported.
+func TestRestoreTransforms(t *testing.T) {
+	snap := handSnapshot(t, "3", []*item{newItem("ns", "a", "v1"), newItem("ns", "b", "v1")})
+	errs := &errList{}
+	o := quiet[*item](t, errs)
+	o.Transform = func(it *item) (*item, error) {
+		if it.Name == "b" {
+			return nil, errors.New("refused")
+		}
+		c := *it
+		c.Data = "transformed " + c.Data
+		return &c, nil
+	}
+	inf := informer.New(threeItems(), o)
+	if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cacheState(inf), map[string]string{"ns/a": "transformed v1"}; !mapsEqual(got, want) {
+		t.Errorf("restored cache %v, want %v", got, want)
+	}
+	if len(errs.all()) != 1 {
+		t.Errorf("reported %v, want the refused object", errs.all())
+	}
 }
 
 // widget2 is another type, for a snapshot of something else.
