@@ -157,6 +157,9 @@ func TestRestoreExpired(t *testing.T) {
 		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
+		if hl := inf.Health(); hl.Unconfirmed || !hl.Healthy() {
+			t.Errorf("health once synced by the relist: %v, want confirmed", hl)
+		}
 		time.Sleep(time.Second)
 		synctest.Wait()
 		if n := src.ListCalls() - lists; n != 1 {
@@ -343,10 +346,13 @@ func TestSnapshotFileAtShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		path := t.TempDir() + "/items.snap"
 		src := threeItems()
-		inf, _, _ := restored(t, src, nil, informer.Options[*item]{Snapshot: informer.SnapshotOptions{Path: path}})
+		inf, _, errs := restored(t, src, nil, informer.Options[*item]{Snapshot: informer.SnapshotOptions{Path: path}})
 		stop := runInformer(t, inf)
 		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
+		}
+		if e := errs.all(); len(e) != 0 {
+			t.Errorf("a missing snapshot file reported %v: it is a cold start", e)
 		}
 		src.Update(newItem("ns", "a", "v2"))
 		if err := inf.WaitForResourceVersion(t.Context(), src.ResourceVersion()); err != nil {
