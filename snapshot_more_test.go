@@ -1,15 +1,18 @@
 package informer_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/informer-go/informer"
+	"github.com/informer-go/informer/source/memory"
 )
 
 // TestSnapshotFileFailureLeavesNothing: a snapshot write that fails (here:
@@ -52,6 +55,51 @@ func TestRestoreConfirmedWhileEventsKeepComing(t *testing.T) {
 		}
 		if took := time.Since(start); took > 2*time.Second {
 			t.Errorf("synced after %v, want about a second", took)
+		}
+	})
+}
+
+// listRecorder is a memory.Source that records the options of its lists.
+type listRecorder struct {
+	*memory.Source[*item]
+	mu   sync.Mutex
+	opts []informer.ListOptions
+}
+
+func (s *listRecorder) List(ctx context.Context, o informer.ListOptions) (informer.Page[*item], error) {
+	s.mu.Lock()
+	s.opts = append(s.opts, o)
+	s.mu.Unlock()
+	return s.Source.List(ctx, o)
+}
+
+// TestRestoreRelistNotInitial: the relist after an expired restore is not
+// a first list (ListOptions.Initial, which lets source/kube answer it in
+// one response): the restored cache is kept beside it, as in any relist.
+func TestRestoreRelistNotInitial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := threeItems()
+		snap := snapshotAfter(t, mem)
+		whileDown(mem)
+		mem.Compact()
+		src := &listRecorder{Source: mem}
+		inf := informer.New[*item](src, quiet[*item](t, nil))
+		if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
+			t.Fatal(err)
+		}
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		if len(src.opts) == 0 {
+			t.Fatal("no list after an expired restore")
+		}
+		for i, o := range src.opts {
+			if o.Initial {
+				t.Errorf("list %d after a restore: %+v, want not Initial", i, o)
+			}
 		}
 	})
 }
