@@ -53,7 +53,9 @@ func (q *Queue[K]) Retain(keep func(K) bool) int {
 	}
 	q.delay.compact()
 	q.checkDrainedLocked()
+	q.setDepthLocked()
 	q.mu.Unlock()
+	q.reportDepth()
 	for k := range drop {
 		q.limiter.Forget(k)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -110,5 +111,18 @@ func TestRetainShutDownDrains(t *testing.T) {
 	defer cancel()
 	if err := q.ShutDownWithDrain(ctx); err != nil {
 		t.Fatalf("ShutDownWithDrain: %v", err)
+	}
+}
+
+// TestRetainReportsDepth: Metrics.Depth hears the depth Retain leaves.
+func TestRetainReportsDepth(t *testing.T) {
+	var depth atomic.Int64
+	q := workqueue.New(workqueue.Options[string]{Metrics: workqueue.Metrics[string]{Depth: func(n int) { depth.Store(int64(n)) }}})
+	for _, k := range []string{"a1", "b1", "b2"} {
+		q.Add(k)
+	}
+	q.Retain(func(k string) bool { return strings.HasPrefix(k, "a") })
+	if n := depth.Load(); n != 1 {
+		t.Fatalf("Metrics.Depth last heard %d, want 1", n)
 	}
 }

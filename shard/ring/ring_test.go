@@ -32,6 +32,7 @@ type span struct {
 	epoch      uint64
 	ranges     shard.Set
 	start, end int64 // end 0 while it runs
+	startAt    time.Time
 	endAt      time.Time
 }
 
@@ -59,6 +60,7 @@ func (r *recorder) run(a ring.Assignment, fn func()) {
 	s := &span{member: a.Identity, epoch: a.Epoch, ranges: a.Ranges}
 	r.mu.Lock()
 	s.start = r.seq.Add(1)
+	s.startAt = time.Now()
 	r.spans = append(r.spans, s)
 	r.mu.Unlock()
 	defer func() {
@@ -106,6 +108,19 @@ func (r *recorder) running() map[string]shard.Set {
 		}
 	}
 	return out
+}
+
+// lastStart returns when member's work last started.
+func (r *recorder) lastStart(member string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var t time.Time
+	for _, s := range r.spans {
+		if s.member == member && s.startAt.After(t) {
+			t = s.startAt
+		}
+	}
+	return t
 }
 
 // lastEnd returns when member's work last ended.

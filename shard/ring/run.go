@@ -141,12 +141,6 @@ func (r *runState) step(ctx context.Context) {
 	target := desired.Subtract(claims(others))
 	r.released(desired, target, now)
 	if r.gen != nil && r.gen.a.Ranges.Equal(target) {
-		if !r.claim.Equal(target) {
-			// A claim larger than the work (a write that failed, or a
-			// move that found part of its target taken) keeps the
-			// others out of ranges nobody works: give it up.
-			r.writeClaim(ctx, target)
-		}
 		return
 	}
 	if r.gen == nil && target.Empty() && r.claim.Empty() {
