@@ -51,12 +51,16 @@ func main() {
 		if *stream < 0 || *stream > *events {
 			*stream = *events
 		}
-		evs := make([]informer.Event[cm], *stream)
+		// All events are built, whatever is streamed, so that the
+		// instructions of two runs that stream different numbers differ
+		// by the informer's work only.
+		evs := make([]informer.Event[cm], *events)
 		for i := range evs {
 			o := *items[i%len(items)]
 			o.ResourceVersion = strconv.Itoa(len(items) + 1 + i)
 			evs[i] = informer.Event[cm]{Type: informer.EventModified, Object: &o, ResourceVersion: o.ResourceVersion}
 		}
+		evs = evs[:*stream]
 		units = len(evs)
 		t = steady(items, evs, *handlers)
 	case "initial":
