@@ -73,11 +73,11 @@ func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	}
 	s := &indexSet[T]{}
 	for name, fn := range opts.Indexers {
-		s = s.with(name, fn, ix.metaKey && isIndexByNamespace(fn))
+		s = s.with(name, fn, ix.metaKey && isIndexByNamespace(fn), &ix.iters)
 		s.ready[len(s.ready)-1] = true
 	}
 	if _, ok := opts.Indexers[NamespaceIndex]; opts.NamespaceIndex && !ok {
-		s = s.with(NamespaceIndex, IndexByNamespace[T](), ix.metaKey)
+		s = s.with(NamespaceIndex, IndexByNamespace[T](), ix.metaKey, &ix.iters)
 		s.ready[len(s.ready)-1] = true
 	}
 	ix.set.Store(s)
@@ -177,14 +177,14 @@ func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32,
 		sl.obj, sl.seq = obj, ix.seq
 		for i, m := range s.maps {
 			if !s.ready[i] { // being filled by AddIndex: may lack the entry
-				addOne(m, keyNamespace(key), pos)
+				m.add(keyNamespace(key), pos)
 			}
 		}
 		return old, true
 	}
 	pos = ix.insertLocked(key, obj)
 	for _, m := range s.maps {
-		addOne(m, keyNamespace(key), pos)
+		m.add(keyNamespace(key), pos)
 	}
 	return old, false
 }
@@ -284,7 +284,7 @@ func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos 
 	if !found {
 		pos = ix.insertLocked(key, obj)
 		for i, m := range s.maps {
-			addTo(m, newVals.of(i), pos)
+			m.addAll(newVals.of(i), pos)
 		}
 		return old, false
 	}
@@ -300,8 +300,8 @@ func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos 
 		if s.ready[i] && equalStrings(ov, nv) {
 			continue
 		}
-		removeFrom(m, ov, pos)
-		addTo(m, nv, pos)
+		m.removeAll(ov, pos)
+		m.addAll(nv, pos)
 	}
 	return old, true
 }
@@ -338,7 +338,7 @@ func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
 			ix.items[k] = r
 		}
 		for _, m := range s.maps {
-			renumber(m, moved)
+			m.renumber(moved)
 		}
 	}
 }
@@ -412,7 +412,7 @@ func (ix *Indexer[T]) deletePlain(s *indexSet[T], key string) (old T, existed, d
 	}
 	old = ix.slots.s[pos].obj
 	for _, m := range s.maps {
-		removeOne(m, keyNamespace(key), pos)
+		m.remove(keyNamespace(key), pos)
 	}
 	ix.deleteLocked(s, key, pos)
 	return old, true, true
@@ -425,9 +425,9 @@ func (ix *Indexer[T]) deletePlain(s *indexSet[T], key string) (old T, existed, d
 func (ix *Indexer[T]) unindexLocked(s *indexSet[T], vals *indexValues, pos int32) {
 	for i, m := range s.maps {
 		if vals == nil {
-			removeEverywhere(m, pos)
+			m.removeEverywhere(pos)
 			continue
 		}
-		removeFrom(m, vals.of(i), pos)
+		m.removeAll(vals.of(i), pos)
 	}
 }

@@ -21,7 +21,7 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 						if ok {
 							res.old, res.existed = ix.slots.s[pos].obj, true
 							for _, m := range s.maps {
-								removeOne(m, keyNamespace(kd.Key), pos)
+								m.remove(keyNamespace(kd.Key), pos)
 							}
 							ix.deleteLocked(s, kd.Key, pos)
 						}
@@ -62,9 +62,9 @@ func (ix *Indexer[T]) Replace(items []T) error {
 		s := ix.set.Load()
 		fresh := make(map[string]ref, len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
-		maps := make([]map[string]bucket, len(s.maps))
+		maps := make([]*index, len(s.maps))
 		for i := range maps {
-			maps[i] = map[string]bucket{}
+			maps[i] = newIndex(s.fromKey[i], &ix.iters)
 		}
 		var vals indexValues
 		errs = errs[:0]
@@ -85,7 +85,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				var ov indexValues
 				_ = computeValues(&ov, s, key, ds.s[pos].obj) // succeeded just before
 				for i, m := range maps {
-					removeFrom(m, ov.of(i), pos)
+					m.removeAll(ov.of(i), pos)
 				}
 				ds.s[pos].obj = obj
 			} else {
@@ -93,7 +93,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				fresh[key] = ref{pos: pos}
 			}
 			for i, m := range maps {
-				addTo(m, vals.of(i), pos)
+				m.addAll(vals.of(i), pos)
 			}
 		}
 		ix.mu.Lock()
@@ -110,10 +110,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 		// changes them any more.
 		ix.items, ix.slots = fresh, ds
 		for i := range s.maps {
-			clear(s.maps[i])
-			for v, b := range maps[i] {
-				s.maps[i][v] = b
-			}
+			*s.maps[i] = *maps[i]
 		}
 		ix.mu.Unlock()
 		return errors.Join(errs...)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // IndexFunc computes the values under which obj is indexed, appending them to
@@ -66,17 +67,13 @@ func IndexValuesFunc[T Object](fn func(obj T) ([]string, error)) IndexFunc[T] {
 	}
 }
 
-// bucket is the set of entries indexed under one value, by their positions
-// in the Indexer's slots.
-type bucket map[int32]struct{}
-
 // indexSet is the indexes of an Indexer at one point in time. It is replaced,
 // never changed, when an index is added or removed; only the buckets in maps
 // change, under the Indexer's lock.
 type indexSet[T Object] struct {
 	names []string
 	funcs []IndexFunc[T]
-	maps  []map[string]bucket
+	maps  []*index
 	ready []bool // false while AddIndex fills the index: hidden from readers
 	// fromKey marks a namespace index over MetaKey keys: its one value is
 	// the key's namespace part, read without touching the object, and it
@@ -95,12 +92,12 @@ func (s *indexSet[T]) find(name string) int {
 }
 
 // with returns a copy of s with one more index, not yet ready; fromKey as
-// in indexSet.
-func (s *indexSet[T]) with(name string, fn IndexFunc[T], fromKey bool) *indexSet[T] {
+// in indexSet; iters is the Indexer's.
+func (s *indexSet[T]) with(name string, fn IndexFunc[T], fromKey bool, iters *atomic.Int32) *indexSet[T] {
 	return &indexSet[T]{
 		names:   append(s.names[:len(s.names):len(s.names)], name),
 		funcs:   append(s.funcs[:len(s.funcs):len(s.funcs)], fn),
-		maps:    append(s.maps[:len(s.maps):len(s.maps)], map[string]bucket{}),
+		maps:    append(s.maps[:len(s.maps):len(s.maps)], newIndex(fromKey, iters)),
 		ready:   append(s.ready[:len(s.ready):len(s.ready)], false),
 		fromKey: append(s.fromKey[:len(s.fromKey):len(s.fromKey)], fromKey),
 	}
@@ -112,7 +109,7 @@ func (s *indexSet[T]) withReady(i int, ok bool) *indexSet[T] {
 	c := &indexSet[T]{
 		names: append([]string(nil), s.names...),
 		funcs: append([]IndexFunc[T](nil), s.funcs...),
-		maps:  append([]map[string]bucket(nil), s.maps...),
+		maps:  append([]*index(nil), s.maps...),
 		ready: append([]bool(nil), s.ready...),
 
 		fromKey: append([]bool(nil), s.fromKey...),
@@ -220,72 +217,6 @@ func (s *indexSet[T]) userFuncs() bool {
 	return false
 }
 
-// addOne indexes the entry at pos under v in m.
-func addOne(m map[string]bucket, v string, pos int32) {
-	b := m[v]
-	if b == nil {
-		b = bucket{}
-		m[v] = b
-	}
-	b[pos] = struct{}{}
-}
-
-// addTo indexes the entry at pos under vals in m.
-func addTo(m map[string]bucket, vals []string, pos int32) {
-	for _, v := range vals {
-		addOne(m, v, pos)
-	}
-}
-
-// removeFrom removes pos from the buckets of vals in m, dropping empty
-// buckets.
-func removeFrom(m map[string]bucket, vals []string, pos int32) {
-	for _, v := range vals {
-		removeOne(m, v, pos)
-	}
-}
-
-// removeOne removes pos from the bucket of v in m, dropping it if empty.
-func removeOne(m map[string]bucket, v string, pos int32) {
-	b := m[v]
-	if b == nil {
-		return
-	}
-	delete(b, pos)
-	if len(b) == 0 {
-		delete(m, v)
-	}
-}
-
-// removeEverywhere removes pos from every bucket of m: the slow path for
-// when the entry's values cannot be computed.
-func removeEverywhere(m map[string]bucket, pos int32) {
-	for v, b := range m {
-		if _, ok := b[pos]; ok {
-			delete(b, pos)
-			if len(b) == 0 {
-				delete(m, v)
-			}
-		}
-	}
-}
-
-// renumber rewrites every position in m's buckets after a compact; moved
-// maps each old position to its new one.
-func renumber(m map[string]bucket, moved []int32) {
-	var scratch []int32
-	for _, b := range m {
-		scratch = scratch[:0]
-		for pos := range b {
-			scratch = append(scratch, moved[pos])
-		}
-		clear(b)
-		for _, pos := range scratch {
-			b[pos] = struct{}{}
-		}
-	}
-}
-
 // AddIndex adds a named index and indexes every object already stored. The
 // index is visible to readers once AddIndex returns successfully. If fn fails
 // for a stored object the index is not added and the error is an
@@ -301,7 +232,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		return fmt.Errorf("%w: %q", ErrIndexExists, name)
 	}
 	// From here on, writers maintain the new index too.
-	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn)))
+	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn), &ix.iters))
 	snaps := make([]indexSnap[T], 0, len(ix.items))
 	for _, sl := range ix.slots.s {
 		if sl.seq != 0 {
@@ -334,7 +265,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 		if !ok || ix.slots.s[pos].seq != sn.seq {
 			continue
 		}
-		addTo(m, all[k], pos)
+		m.addAll(all[k], pos)
 	}
 	ix.set.Store(s.withReady(i, true))
 	return nil

@@ -109,14 +109,20 @@ func (ix *Indexer[T]) startIter() *slots[T] {
 
 // bucketOf returns the bucket of value in the named index; the caller holds
 // the read lock.
-func (ix *Indexer[T]) bucketOf(index, value string) (bucket, error) {
+func (ix *Indexer[T]) bucketOf(index, value string) (*bucket, error) {
 	s := ix.set.Load()
 	i := s.find(index)
 	if i < 0 {
 		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
 	}
-	return s.maps[i][value], nil
+	if b := s.maps[i].buckets[value]; b != nil {
+		return b, nil
+	}
+	return &noBucket, nil
 }
+
+// noBucket is the bucket of a value no entry has; never written.
+var noBucket bucket
 
 // ByIndex returns a snapshot of the objects whose index values include value.
 func (ix *Indexer[T]) ByIndex(index, value string) ([]T, error) {
@@ -132,10 +138,8 @@ func snapshotBucket[T Object, V any](ix *Indexer[T], index, value string, pick f
 	if err != nil {
 		return nil, err
 	}
-	out := make([]V, 0, len(b))
-	for pos := range b {
-		out = append(out, pick(&ix.slots.s[pos]))
-	}
+	out := make([]V, 0, b.size())
+	b.each(func(pos int32) { out = append(out, pick(&ix.slots.s[pos])) })
 	return out, nil
 }
 
@@ -164,20 +168,36 @@ func (ix *Indexer[T]) ByIndexSeq(index, value string) (iter.Seq[T], error) {
 			ix.mu.RUnlock()
 			return
 		}
-		for pos := range b {
-			objs[n] = d.s[pos].obj
-			n++
-			if n < batchSize {
-				continue
-			}
+		// A batch is full: yield it without the lock.
+		flush := func() bool {
 			ix.mu.RUnlock()
 			for j := range n {
 				if !yield(objs[j]) {
-					return
+					return false
 				}
 			}
 			n = 0
 			ix.mu.RLock()
+			return true
+		}
+		if b.set != nil {
+			for pos := range b.set {
+				objs[n] = d.s[pos].obj
+				if n++; n == batchSize && !flush() {
+					return
+				}
+			}
+		} else {
+			// A list keeps its positions in place while an iterator runs
+			// (removals leave holes): read its length at every step.
+			for j := 0; j < len(b.list); j++ {
+				if pos := b.list[j]; pos >= 0 {
+					objs[n] = d.s[pos].obj
+					if n++; n == batchSize && !flush() {
+						return
+					}
+				}
+			}
 		}
 		ix.mu.RUnlock()
 		for j := range n {
@@ -202,8 +222,8 @@ func (ix *Indexer[T]) IndexValues(index string) ([]string, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("%w: %q", ErrNoSuchIndex, index)
 	}
-	vals := make([]string, 0, len(s.maps[i]))
-	for v := range s.maps[i] {
+	vals := make([]string, 0, len(s.maps[i].buckets))
+	for v := range s.maps[i].buckets {
 		vals = append(vals, v)
 	}
 	return vals, nil

@@ -1,0 +1,208 @@
+package informer
+
+import "sync/atomic"
+
+// index is the buckets of one index, by value. It is shared by the copies
+// of an indexSet and changed under the Indexer's write lock.
+//
+// An index kept from keys (the namespace index over MetaKey keys: one
+// value per entry, never changing for a key) keeps each bucket's positions
+// in a list, and offs[pos], the offset of pos in its bucket's list, so
+// that a removal swaps the last position into the hole: adding and
+// removing cost an append and a swap, not a map insert and delete (which
+// cost several hundred instructions per object in a first list). Other
+// indexes, whose entries may have several values, keep sets.
+type index struct {
+	buckets map[string]*bucket
+	list    bool
+	offs    []int32
+	// iters counts the Indexer's running iterators: while one runs, a
+	// removal from a list leaves a hole (-1) instead of moving the last
+	// position, so that an iterator passes each position present
+	// throughout once.
+	iters *atomic.Int32
+}
+
+// bucket is the set of entries indexed under one value, by their positions
+// in the Indexer's slots: set, or, in an index kept from keys, list, with
+// holes (-1) left by removals while an iterator ran.
+type bucket struct {
+	set   map[int32]struct{}
+	list  []int32
+	holes int
+}
+
+func newIndex(list bool, iters *atomic.Int32) *index {
+	return &index{buckets: map[string]*bucket{}, list: list, iters: iters}
+}
+
+// size returns how many positions b holds.
+func (b *bucket) size() int {
+	if b.set != nil {
+		return len(b.set)
+	}
+	return len(b.list) - b.holes
+}
+
+// each calls fn with every position of b.
+func (b *bucket) each(fn func(pos int32)) {
+	if b.set != nil {
+		for pos := range b.set {
+			fn(pos)
+		}
+		return
+	}
+	for _, pos := range b.list {
+		if pos >= 0 {
+			fn(pos)
+		}
+	}
+}
+
+// has reports whether b, a bucket of x, holds pos.
+func (x *index) has(b *bucket, pos int32) bool {
+	if b.set != nil {
+		_, ok := b.set[pos]
+		return ok
+	}
+	if int(pos) >= len(x.offs) {
+		return false
+	}
+	// Positions are unique and offs[pos] follows pos into every bucket
+	// it joins, so a stale offset never finds pos.
+	off := x.offs[pos]
+	return int(off) < len(b.list) && b.list[off] == pos
+}
+
+// add indexes the entry at pos under v.
+func (x *index) add(v string, pos int32) {
+	b := x.buckets[v]
+	if b == nil {
+		b = &bucket{}
+		if !x.list {
+			b.set = map[int32]struct{}{}
+		}
+		x.buckets[v] = b
+	}
+	if !x.list {
+		b.set[pos] = struct{}{}
+		return
+	}
+	if int(pos) >= len(x.offs) {
+		x.growOffs(pos)
+	} else if x.has(b, pos) {
+		return // AddIndex filling an index that a writer has indexed
+	}
+	x.offs[pos] = int32(len(b.list))
+	b.list = append(b.list, pos)
+}
+
+// growOffs makes room in offs for pos, doubling it.
+func (x *index) growOffs(pos int32) {
+	offs := make([]int32, max(int(pos)+1, 2*len(x.offs), 64))
+	copy(offs, x.offs)
+	x.offs = offs
+}
+
+// addAll indexes the entry at pos under vals.
+func (x *index) addAll(vals []string, pos int32) {
+	for _, v := range vals {
+		x.add(v, pos)
+	}
+}
+
+// remove removes pos from the bucket of v, dropping the bucket if empty.
+func (x *index) remove(v string, pos int32) {
+	b := x.buckets[v]
+	if b == nil {
+		return
+	}
+	x.removeFrom(v, b, pos)
+}
+
+// removeFrom removes pos from b, the bucket of v.
+func (x *index) removeFrom(v string, b *bucket, pos int32) {
+	switch {
+	case b.set != nil:
+		delete(b.set, pos)
+	case !x.has(b, pos):
+		return
+	case x.iters.Load() > 0:
+		b.list[x.offs[pos]] = -1
+		b.holes++
+	default:
+		if b.holes > 0 {
+			x.squeeze(b)
+		}
+		off, last := x.offs[pos], len(b.list)-1
+		moved := b.list[last]
+		b.list[off] = moved
+		x.offs[moved] = off
+		b.list = b.list[:last]
+	}
+	if b.size() == 0 {
+		delete(x.buckets, v)
+	}
+}
+
+// squeeze removes the holes of b's list; no iterator may be running.
+func (x *index) squeeze(b *bucket) {
+	n := 0
+	for _, pos := range b.list {
+		if pos >= 0 {
+			b.list[n] = pos
+			x.offs[pos] = int32(n)
+			n++
+		}
+	}
+	b.list = b.list[:n]
+	b.holes = 0
+}
+
+// removeAll removes pos from the buckets of vals.
+func (x *index) removeAll(vals []string, pos int32) {
+	for _, v := range vals {
+		x.remove(v, pos)
+	}
+}
+
+// removeEverywhere removes pos from every bucket: the slow path for when
+// the entry's values cannot be computed.
+func (x *index) removeEverywhere(pos int32) {
+	for v, b := range x.buckets {
+		if x.has(b, pos) {
+			x.removeFrom(v, b, pos)
+		}
+	}
+}
+
+// renumber rewrites every position after a compact of the slots (no
+// iterator is running); moved maps each old position to its new one.
+func (x *index) renumber(moved []int32) {
+	if x.list {
+		x.offs = make([]int32, len(moved))
+		for _, b := range x.buckets {
+			n := 0
+			for _, pos := range b.list {
+				if pos >= 0 {
+					b.list[n] = moved[pos]
+					x.offs[moved[pos]] = int32(n)
+					n++
+				}
+			}
+			b.list, b.holes = b.list[:n], 0
+		}
+		return
+	}
+	var scratch []int32
+	for _, b := range x.buckets {
+		scratch = scratch[:0]
+		for pos := range b.set {
+			scratch = append(scratch, moved[pos])
+		}
+		clear(b.set)
+		for _, pos := range scratch {
+			b.set[pos] = struct{}{}
+		}
+	}
+}
