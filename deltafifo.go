@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"context"
 	"hash/maphash"
 	"iter"
 	"strconv"
@@ -67,9 +66,12 @@ type KeyDeltas[T Object] struct {
 	Deltas []Delta[T]
 
 	fromBulk bool   // Deltas is part of a bulk: not to be recycled
+	applied  bool   // set by Indexer.applyBatch: cached is where it stored the key
 	at       int32  // position of the key's pending in the queue, if not fromBulk
 	gen      uint32 // the key's pending.gen
-	cached   int32  // the key's pending.cached: where the consumer's Indexer may hold it
+	// cached is the key's pending.cached, where the consumer's Indexer may
+	// hold it; once applied, where it does + 1, or 0 if it does not.
+	cached int32
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
@@ -108,7 +110,15 @@ type DeltaFIFO[T Object] struct {
 
 	mu    sync.Mutex
 	idle  sync.Cond // signalled when inflight drops to 0
-	items keyTable  // queued key → its pending deltas in pend
+	items keyTable  // queued key → its pending deltas in pend; cached key → its known entry
+	// keep: the known objects are an *Indexer, whose keys the key table
+	// keeps (see knownKey): knownKeys are the entries, knownFree the free
+	// ones (+ 1), nknown how many are in use.
+	keep      bool
+	knownKeys []knownKey
+	knownFree []int32
+	nknown    int
+	inuse     int // pending entries queued or in flight
 	// pages hold the queued keys' deltas by position (see pendAt); a key
 	// keeps its position until its consumer is done with it, so a push
 	// appends in place and a pop reads its deltas through the queue,
@@ -180,7 +190,8 @@ type pending[T Object] struct {
 	// key (Indexer.posHinted checks it), so that the key is looked up
 	// once per change, here, not twice.
 	cached  int32
-	initial bool // counted in DeltaFIFO.initial
+	kk      int32 // the key's known entry + 1, or 0
+	initial bool  // counted in DeltaFIFO.initial
 }
 
 // noPending is the position of a key that has nothing queued.
@@ -207,6 +218,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 		f.keyFunc, f.metaKey = MetaKey[T], true
 	}
 	f.marks, _ = f.known.(*Indexer[T])
+	f.keep = f.marks != nil
 	f.ptr = pointerType[T]()
 	f.idle.L = &f.mu
 	return f
@@ -298,6 +310,13 @@ func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) 
 	if q.at != noPending {
 		return f.pendAt(q.at).key, q, 0
 	}
+	if q.kk > 0 {
+		key = f.knownKeys[q.kk-1].key
+		if f.replacing {
+			mark = f.marks.markOf(key)
+		}
+		return key, q, mark
+	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if f.marks != nil {
 		if key, mark, pos, ok := f.marks.internKey(b); ok {
@@ -326,8 +345,8 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) int32 {
 func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 	at := q.at
 	if at == noPending {
-		if n := f.items.n + 1; n > f.peak {
-			f.peak = n
+		if f.inuse++; f.inuse > f.peak {
+			f.peak = f.inuse
 		}
 		f.pushes++
 		if f.freed != 0 {
@@ -341,12 +360,17 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 			}
 		}
 		p := f.pendAt(at)
-		*p = pending[T]{key: key, hash: q.hash, cached: q.cached} // a free entry's link, or a drained one's
+		*p = pending[T]{key: key, hash: q.hash, cached: q.cached, kk: q.kk} // a free entry's link, or a drained one's
 		if !f.populated {
 			p.initial = true
 			f.initial++
 		}
-		f.items.insert(q, at)
+		if q.kk > 0 {
+			// A cached key: its slot holds its known entry.
+			f.items.slots[q.idx].at1 = at + 1
+		} else {
+			f.items.insert(q, at+1)
+		}
 		f.queue.Push(at)
 		f.nkeys++
 		if f.queue.Len() == 1 {
@@ -360,7 +384,14 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 		p.deltas = p.one[:1:1]
 		return at
 	}
-	if n := len(p.deltas); d.Type == DeltaDeleted && n > 0 && p.deltas[n-1].Type == DeltaDeleted {
+	f.appendLocked(p, d)
+	return at
+}
+
+// appendLocked appends d to a queued key's deltas, p.deltas, which hold
+// one or more.
+func (f *DeltaFIFO[T]) appendLocked(p *pending[T], d Delta[T]) {
+	if n := len(p.deltas); d.Type == DeltaDeleted && p.deltas[n-1].Type == DeltaDeleted {
 		// Compress consecutive deletions, keeping a known final state over
 		// an inferred one.
 		if !d.FinalStateUnknown || p.deltas[n-1].FinalStateUnknown {
@@ -372,7 +403,6 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 	} else {
 		p.deltas = append(p.deltas, d)
 	}
-	return at
 }
 
 // newDeltasLocked returns an empty delta slice for a key's second delta: a
@@ -407,143 +437,6 @@ func (f *DeltaFIFO[T]) resumeLocked() {
 	if f.paused == 0 && f.queue.Len() > 0 {
 		f.signal()
 	}
-}
-
-// Pop waits until a key is queued, removes it, and calls fn with its deltas
-// without holding the queue's lock. The deltas slice is reused after fn
-// returns: do not keep it. Pop returns fn's error, ctx's error if ctx ends
-// first, or ErrClosed once the queue is closed and empty.
-func (f *DeltaFIFO[T]) Pop(ctx context.Context, fn func(key string, deltas []Delta[T]) error) error {
-	var one [1]KeyDeltas[T]
-	batch, initial, err := f.wait(ctx, one[:0], 1)
-	if err != nil {
-		return err
-	}
-	defer f.done(batch, initial)
-	return fn(batch[0].Key, batch[0].Deltas)
-}
-
-// PopBatch is Pop for up to max keys at once: it waits until at least one
-// key is queued, then hands fn every ready key, up to max, in queue order.
-// buf, if not nil, is used to hold the batch.
-func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, max int, fn func(batch []KeyDeltas[T]) error, buf []KeyDeltas[T]) error {
-	batch, initial, err := f.wait(ctx, buf[:0], max)
-	if err != nil {
-		return err
-	}
-	defer f.done(batch, initial)
-	return fn(batch)
-}
-
-// wait takes up to max ready keys, waiting until there is at least one.
-func (f *DeltaFIFO[T]) wait(ctx context.Context, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
-	for {
-		batch, initial, err := f.take(dst, max)
-		if err != nil || len(batch) > 0 {
-			return batch, initial, err
-		}
-		select {
-		case <-f.ready:
-		case <-ctx.Done():
-			return nil, 0, ctx.Err()
-		}
-	}
-}
-
-// take removes up to max ready keys without waiting, and says how many of
-// them count towards the initial population. It returns ErrClosed when the
-// queue is closed and empty. Every non-empty batch must be handed to done.
-func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
-	if max < 1 {
-		max = 1
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.queue.Len() == 0 && f.closed {
-		f.signal() // pass Close's wake-up on to the next waiting consumer
-		return dst, 0, ErrClosed
-	}
-	if f.paused > 0 || f.queue.Len() == 0 {
-		return dst, 0, nil
-	}
-	for len(dst) < max && f.queue.Len() > 0 {
-		if f.queue.At(0) == inBulk {
-			b := f.bulks.At(0)
-			k := min(max-len(dst), len(b.keys)-b.next)
-			for j := b.next; j < b.next+k; j++ {
-				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
-			}
-			b.next += k
-			f.nkeys -= k
-			if b.initial {
-				initial += k
-			}
-			if b.next == len(b.keys) {
-				f.queue.Pop()
-				f.bulks.Pop()
-			}
-			continue
-		}
-		at := f.queue.Pop()
-		f.nkeys--
-		p := f.pendAt(at)
-		f.items.remove(p.hash, at)
-		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
-		if p.initial {
-			initial++
-		}
-	}
-	f.inflight++
-	if f.queue.Len() > 0 {
-		f.signal() // wake another consumer
-	}
-	return dst, initial, nil
-}
-
-// done recycles a batch's delta slices once its consumer has returned.
-func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := range batch {
-		if !batch[i].fromBulk {
-			d := batch[i].Deltas
-			clear(d)
-			if cap(d) > 1 && cap(d) <= 16 && len(f.free) < 1024 {
-				f.free = append(f.free, d[:0])
-			}
-			at := batch[i].at
-			*f.pendAt(at) = pending[T]{gen: uint32(f.freed)}
-			f.freed = at + 1
-			if f.replacing && f.marks != nil && batch[i].gen == f.gen {
-				// Applied to the cache by now: the mark moves there.
-				f.marks.setMark(batch[i].Key, f.gen)
-			}
-		}
-		batch[i] = KeyDeltas[T]{}
-	}
-	f.initial -= initial
-	f.inflight--
-	if f.inflight == 0 {
-		f.idle.Broadcast()
-		if f.items.n == 0 {
-			f.drainedLocked()
-		}
-	}
-	f.checkSyncedLocked()
-}
-
-// drainedLocked tidies up when no key is queued or in flight (bulks aside).
-func (f *DeltaFIFO[T]) drainedLocked() {
-	// Positions start from 0 again. The array and the key table are
-	// kept for the next backlog, unless backlogs of their size have
-	// stopped coming. Free entries are zero but for their links, which a
-	// new use overwrites.
-	f.npend, f.freed = 0, 0
-	if ring.Shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
-		f.pages = nil
-		f.items.slots = nil
-	}
-	f.peak = 0
 }
 
 func (f *DeltaFIFO[T]) checkSyncedLocked() {

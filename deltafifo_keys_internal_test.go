@@ -90,12 +90,12 @@ func TestKeyTableWrappedClusters(t *testing.T) {
 	for step := range 20000 {
 		if len(live) < 10 && (len(live) == 0 || rng.IntN(2) == 0) {
 			h := uint32(13+rng.IntN(6)) % 16 // homes 13, 14, 15, 0, 1, 2
-			tb.insert(qpos{at: noPending, idx: -1, hash: h}, next)
+			tb.insert(qpos{at: noPending, idx: -1, hash: h}, next+1)
 			live[next] = h
 			next++
 		} else {
 			for at, h := range live { // a random one
-				tb.remove(h, at)
+				tb.remove(h, at+1)
 				delete(live, at)
 				break
 			}

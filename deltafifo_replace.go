@@ -265,8 +265,8 @@ func (f *DeltaFIFO[T]) vanishBulkLocked() {
 // key leaves the key table as it is.
 func (f *DeltaFIFO[T]) vanishQueuedLocked() {
 	for _, s := range f.items.slots {
-		if s.at1 == 0 {
-			continue
+		if s.at1 <= 0 {
+			continue // empty, or a cached key with nothing queued
 		}
 		at := s.at1 - 1
 		p := f.pendAt(at)

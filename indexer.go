@@ -119,7 +119,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 					} else {
 						key = string(b)
 					}
-					old, existed = ix.upsertLocked(s, key, obj, pos, ok)
+					old, existed, _ = ix.upsertLocked(s, key, obj, pos, ok)
 					ix.mu.Unlock()
 					return old, existed, nil
 				}
@@ -168,8 +168,9 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 
 // upsertLocked stores obj under key when no index of s calls user code;
 // pos is the position of the entry found under key, if found. The caller
-// holds the write lock and has checked that s is current.
-func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32, found bool) (old T, existed bool) {
+// holds the write lock and has checked that s is current. at is where
+// obj is stored.
+func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32, found bool) (old T, existed bool, at int32) {
 	ix.seq++
 	if found {
 		sl := &ix.slots.s[pos]
@@ -180,13 +181,13 @@ func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32,
 				m.add(keyNamespace(key), pos)
 			}
 		}
-		return old, true
+		return old, true, pos
 	}
 	pos = ix.insertLocked(key, obj)
 	for _, m := range s.maps {
 		m.add(keyNamespace(key), pos)
 	}
-	return old, false
+	return old, false, pos
 }
 
 // upsert stores obj under key.
@@ -225,7 +226,7 @@ func (ix *Indexer[T]) upsertPlain(s *indexSet[T], key string, obj T) (old T, exi
 		return old, false, false
 	}
 	pos, ok := ix.posOf(key)
-	old, existed = ix.upsertLocked(s, key, obj, pos, ok)
+	old, existed, _ = ix.upsertLocked(s, key, obj, pos, ok)
 	ix.mu.Unlock()
 	return old, existed, true
 }

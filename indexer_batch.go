@@ -12,10 +12,13 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 	if s := ix.set.Load(); !s.userFuncs() {
 		ix.mu.Lock()
 		if ix.set.Load() == s {
-			for _, kd := range batch {
+			for i := range batch {
+				// The deltas of one key, recording in kd where the
+				// key is stored after them (see KeyDeltas.cached).
+				kd := &batch[i]
+				pos, ok := ix.posHinted(kd.Key, kd.cached)
 				for _, d := range kd.Deltas {
 					var res applyResult[T]
-					pos, ok := ix.posHinted(kd.Key, kd.cached)
 					switch {
 					case d.Type == DeltaDeleted:
 						if ok {
@@ -24,13 +27,19 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 								m.remove(keyNamespace(kd.Key), pos)
 							}
 							ix.deleteLocked(s, kd.Key, pos)
+							ok = false
 						}
 					case isNilAs(ix.ptr, d.Object):
 						res.err = ErrNilObject
 					default:
-						res.old, res.existed = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
+						res.old, res.existed, pos = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
+						ok = true
 					}
 					dst = append(dst, res)
+				}
+				kd.applied, kd.cached = true, 0
+				if ok {
+					kd.cached = pos + 1
 				}
 			}
 			ix.mu.Unlock()

@@ -180,7 +180,7 @@ func (x *index) removeEverywhere(pos int32) {
 // iterator is running); moved maps each old position to its new one.
 func (x *index) renumber(moved []int32) {
 	if x.list {
-		x.offs = make([]int32, len(moved))
+		// In place: a position only moves down.
 		for _, b := range x.buckets {
 			n := 0
 			for _, pos := range b.list {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -42,6 +43,7 @@ func main() {
 	stream := flag.Int("stream", -1, "steady: how many of the events built are streamed; -1: all")
 	handlers := flag.Int("handlers", 1, "counting handlers")
 	rounds := flag.Int("rounds", 1, "fifo: add-then-pop rounds of all objects")
+	flag.IntVar(&yieldEvery, "yield", 0, "steady: the watch yields the processor (runtime.Gosched) after every this many events; 0: never. With GOMAXPROCS=1 (callgrind) this fixes the batches the process loop takes, which otherwise follow the scheduler's timing and move the instructions per event by ±15%")
 	flag.Parse()
 	items := configMaps(*objects, 1)
 	var units int
@@ -232,6 +234,9 @@ func (s *source) Watch(ctx context.Context, _ informer.WatchOptions) (informer.W
 	return &watcher{ctx: ctx, events: s.events, closed: make(chan struct{})}, nil
 }
 
+// yieldEvery: see the -yield flag.
+var yieldEvery int
+
 type watcher struct {
 	ctx    context.Context
 	events []informer.Event[cm]
@@ -243,6 +248,9 @@ type watcher struct {
 func (w *watcher) Next() (informer.Event[cm], error) {
 	if w.i < len(w.events) {
 		w.i++
+		if yieldEvery > 0 && w.i%yieldEvery == 0 {
+			runtime.Gosched()
+		}
 		return w.events[w.i-1], nil
 	}
 	select {

@@ -1,0 +1,180 @@
+package informer
+
+import (
+	"context"
+
+	"github.com/informer-go/informer/internal/ring"
+)
+
+// Popping: how a DeltaFIFO hands its keys' deltas to a consumer, and takes
+// back what the consumer did with them.
+
+// Pop waits until a key is queued, removes it, and calls fn with its deltas
+// without holding the queue's lock. The deltas slice is reused after fn
+// returns: do not keep it. Pop returns fn's error, ctx's error if ctx ends
+// first, or ErrClosed once the queue is closed and empty.
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, fn func(key string, deltas []Delta[T]) error) error {
+	var one [1]KeyDeltas[T]
+	batch, initial, err := f.wait(ctx, one[:0], 1)
+	if err != nil {
+		return err
+	}
+	defer f.done(batch, initial)
+	return fn(batch[0].Key, batch[0].Deltas)
+}
+
+// PopBatch is Pop for up to max keys at once: it waits until at least one
+// key is queued, then hands fn every ready key, up to max, in queue order.
+// buf, if not nil, is used to hold the batch.
+func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, max int, fn func(batch []KeyDeltas[T]) error, buf []KeyDeltas[T]) error {
+	batch, initial, err := f.wait(ctx, buf[:0], max)
+	if err != nil {
+		return err
+	}
+	defer f.done(batch, initial)
+	return fn(batch)
+}
+
+// wait takes up to max ready keys, waiting until there is at least one.
+func (f *DeltaFIFO[T]) wait(ctx context.Context, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+	for {
+		batch, initial, err := f.take(dst, max)
+		if err != nil || len(batch) > 0 {
+			return batch, initial, err
+		}
+		select {
+		case <-f.ready:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
+	}
+}
+
+// take removes up to max ready keys without waiting, and says how many of
+// them count towards the initial population. It returns ErrClosed when the
+// queue is closed and empty. Every non-empty batch must be handed to done.
+func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+	if max < 1 {
+		max = 1
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queue.Len() == 0 && f.closed {
+		f.signal() // pass Close's wake-up on to the next waiting consumer
+		return dst, 0, ErrClosed
+	}
+	if f.paused > 0 || f.queue.Len() == 0 {
+		return dst, 0, nil
+	}
+	for len(dst) < max && f.queue.Len() > 0 {
+		if f.queue.At(0) == inBulk {
+			b := f.bulks.At(0)
+			k := min(max-len(dst), len(b.keys)-b.next)
+			for j := b.next; j < b.next+k; j++ {
+				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
+			}
+			b.next += k
+			f.nkeys -= k
+			if b.initial {
+				initial += k
+			}
+			if b.next == len(b.keys) {
+				f.queue.Pop()
+				f.bulks.Pop()
+			}
+			continue
+		}
+		at := f.queue.Pop()
+		f.nkeys--
+		p := f.pendAt(at)
+		if p.kk > 0 {
+			// Back to the key's known entry: a change queued from now on
+			// gets a new pending entry.
+			f.items.slots[f.items.slotOf(p.hash, at+1)].at1 = -p.kk
+		} else {
+			f.items.remove(p.hash, at+1)
+		}
+		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
+		if p.initial {
+			initial++
+		}
+	}
+	f.inflight++
+	if f.queue.Len() > 0 {
+		f.signal() // wake another consumer
+	}
+	return dst, initial, nil
+}
+
+// done recycles a batch's delta slices once its consumer has returned.
+func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range batch {
+		if !batch[i].fromBulk {
+			if f.keep {
+				// Keep the key in the table if the consumer stored it:
+				// as the Indexer says (applyBatch), else as the deltas
+				// say.
+				p := f.pendAt(batch[i].at)
+				switch c := batch[i].cached; {
+				case !batch[i].applied:
+					f.keptLocked(p, batch[i].Deltas[len(batch[i].Deltas)-1].Type != DeltaDeleted, p.cached)
+				case c == 0 || p.kk == 0:
+					f.keptLocked(p, c > 0, c)
+				case c != p.cached:
+					// A change to a cached key that moved (keptLocked's
+					// usual case, inline).
+					f.knownKeys[p.kk-1].cached = c
+				}
+			}
+			// A single delta is in its pending entry, cleared below.
+			if d := batch[i].Deltas; cap(d) > 1 {
+				f.recycleLocked(d)
+			}
+			at := batch[i].at
+			*f.pendAt(at) = pending[T]{gen: uint32(f.freed)}
+			f.freed = at + 1
+			f.inuse--
+			if f.replacing && f.marks != nil && batch[i].gen == f.gen {
+				// Applied to the cache by now: the mark moves there.
+				f.marks.setMark(batch[i].Key, f.gen)
+			}
+		}
+		batch[i] = KeyDeltas[T]{}
+	}
+	f.initial -= initial
+	f.inflight--
+	if f.inflight == 0 {
+		f.idle.Broadcast()
+		if f.inuse == 0 {
+			f.drainedLocked()
+		}
+	}
+	f.checkSyncedLocked()
+}
+
+// recycleLocked keeps d, a key's deltas of more than one, for another key.
+func (f *DeltaFIFO[T]) recycleLocked(d []Delta[T]) {
+	clear(d)
+	if cap(d) <= 16 && len(f.free) < 1024 {
+		f.free = append(f.free, d[:0])
+	}
+}
+
+// drainedLocked tidies up when no key is queued or in flight (bulks aside).
+func (f *DeltaFIFO[T]) drainedLocked() {
+	// Positions start from 0 again. The array and the key table are
+	// kept for the next backlog, unless backlogs of their size have
+	// stopped coming (the table: and it holds no cached keys). Free
+	// entries are zero but for their links, which a new use overwrites.
+	f.npend, f.freed = 0, 0
+	if ring.Shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
+		f.pages = nil
+		if f.items.n == 0 {
+			f.items.slots = nil
+		}
+	}
+	f.peak = 0
+	f.shrinkKnownLocked()
+}
