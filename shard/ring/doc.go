@@ -45,7 +45,11 @@
 //
 // Limits: any change of a member's ranges restarts its work over the new
 // ranges as a whole (the part it keeps is listed again too, which with
-// the server's shard filter is 1/N of the collection). Make the work
+// the server's shard filter is 1/N of the collection). With
+// Options.Incremental the work runs once per piece instead, and a change
+// stops only the pieces that lose ranges: after a death the survivors
+// only grow, and their work goes on while a new piece syncs what they
+// gained. Make the work
 // queue inside the work function, as the example does, and it goes with
 // the assignment; a queue kept across assignments must be pruned of the
 // keys that moved away: wrap the work function with PruneQueue. Fencing rests on time,

@@ -1,7 +1,6 @@
 package ring
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -69,6 +68,15 @@ type Options struct {
 	// member reads the others' Leases (sooner when one would expire, and
 	// every RetryPeriod/4 while a handoff is under way). 0 means 2 s.
 	RetryPeriod time.Duration
+	// Incremental runs the work once per piece of the member's ranges,
+	// several at once, each with its own Assignment: a change then stops
+	// only the pieces that lose ranges (the others go on working) and
+	// starts one more over what the member gains. Off, the work runs once
+	// over all the member's ranges and any change restarts it. On, each
+	// piece needs its own informers, queue and workers (not PruneQueue's
+	// shared queue), and a source sharded on the server keeps one watch
+	// per piece.
+	Incremental bool
 	// Logger receives membership and range changes at Info, failed
 	// requests at Debug; nil means slog.Default().
 	Logger *slog.Logger
@@ -157,7 +165,7 @@ type Member struct {
 
 	mu     sync.Mutex
 	status Health
-	gen    *generation
+	gens   []*generation
 }
 
 // New returns a Member of the ring in opts, reading and writing Leases
@@ -226,16 +234,9 @@ func (m *Member) Health() Health {
 	defer m.mu.Unlock()
 	s := m.status
 	s.Running, s.renewDeadline = m.running.Load(), m.opts.RenewDeadline
-	if m.gen != nil {
-		s.Synced = m.gen.synced.Load()
+	s.Synced = len(m.gens) > 0
+	for _, g := range m.gens {
+		s.Synced = s.Synced && g.synced.Load()
 	}
 	return s
-}
-
-// generation is one run of the work function over one assignment.
-type generation struct {
-	a      Assignment
-	synced atomic.Bool
-	cancel context.CancelCauseFunc
-	done   chan struct{}
 }

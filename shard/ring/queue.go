@@ -18,7 +18,8 @@ type Retainer[K comparable] interface {
 // owns reports whether key lies in a.Ranges. nil drops every key: what a
 // source sharded by uid needs, since its keys (namespace/name) do not
 // tell their hash. A queue made inside work needs none of this: it is
-// dropped with the assignment.
+// dropped with the assignment. Not for Options.Incremental, whose pieces
+// run at once: each needs a queue of its own.
 func PruneQueue[K comparable](q Retainer[K], owns func(a Assignment, key K) bool, work func(context.Context, Assignment)) func(context.Context, Assignment) {
 	return func(ctx context.Context, a Assignment) {
 		keep := func(K) bool { return false }

@@ -104,7 +104,7 @@ func (r *recorder) running() map[string]shard.Set {
 	out := map[string]shard.Set{}
 	for _, s := range r.spans {
 		if s.end == 0 {
-			out[s.member] = s.ranges
+			out[s.member] = shard.NewSet(append(slices.Clone(out[s.member]), s.ranges...)...)
 		}
 	}
 	return out
@@ -121,6 +121,18 @@ func (r *recorder) lastStart(member string) time.Time {
 		}
 	}
 	return t
+}
+
+// span returns a copy of member's work of epoch.
+func (r *recorder) span(member string, epoch uint64) span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.spans {
+		if s.member == member && s.epoch == epoch {
+			return *s
+		}
+	}
+	return span{}
 }
 
 // lastEnd returns when member's work last ended.
@@ -158,6 +170,8 @@ type harness struct {
 	rec *recorder
 	ms  map[string]*runner
 	log syncBuf
+	// incremental starts the members with Options.Incremental.
+	incremental bool
 }
 
 // syncBuf collects the members' logs, shown when a test fails.
@@ -197,7 +211,7 @@ func (h *harness) start(id string) *runner {
 func (h *harness) startWith(id string, work func(context.Context, ring.Assignment)) *runner {
 	c := &client{s: h.st}
 	m, err := ring.New(c, ring.Options{Namespace: "ns", Name: "ctl", Identity: id,
-		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod, Incremental: h.incremental,
 		Logger: slog.New(slog.NewTextHandler(&h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		h.t.Fatal(err)
@@ -269,8 +283,7 @@ func (h *harness) check() {
 // down to 2 moves ranges without two members ever working a hash at once
 // and ends with the space covered.
 func TestRingScale(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	modes(t, func(t *testing.T, h *harness) {
 		h.rec.drain = 200 * time.Millisecond
 		for _, id := range []string{"a", "b", "c"} {
 			h.start(id)
@@ -313,8 +326,7 @@ func TestRingScale(t *testing.T) {
 // taken over within LeaseDuration and a few renewals, never while it
 // could still work.
 func TestRingKill(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	modes(t, func(t *testing.T, h *harness) {
 		for _, id := range []string{"a", "b", "c"} {
 			h.start(id)
 		}
@@ -335,8 +347,7 @@ func TestRingKill(t *testing.T) {
 // TestRingPartition: a member that can no longer renew its Lease (but
 // whose work goes on) stops working before anyone else takes its range.
 func TestRingPartition(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	modes(t, func(t *testing.T, h *harness) {
 		h.rec.drain = 500 * time.Millisecond // within LeaseDuration − RenewDeadline
 		for _, id := range []string{"a", "b", "c"} {
 			h.start(id)
@@ -379,8 +390,7 @@ func TestRingPartition(t *testing.T) {
 // TestRingListFails: a member that renews but cannot read the others'
 // Leases keeps its range, and takes nothing it cannot see is free.
 func TestRingListFails(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	modes(t, func(t *testing.T, h *harness) {
 		for _, id := range []string{"a", "b"} {
 			h.start(id)
 		}
@@ -445,8 +455,7 @@ func TestRingWorkReturnsEarly(t *testing.T) {
 // until that Lease has expired before taking it over: the old process
 // may only be paused.
 func TestRingRestartSameIdentity(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	modes(t, func(t *testing.T, h *harness) {
 		h.start("a")
 		h.start("b")
 		h.settle(10 * time.Second)
@@ -515,5 +524,49 @@ func TestRingClaimRace(t *testing.T) {
 		if st := m.Health(); !st.Claim.Equal(st.Ranges) || st.Claim.Overlaps(half) {
 			t.Fatalf("b works %v and claims %v: a's half is kept from a and unworked", st.Ranges, st.Claim)
 		}
+	})
+}
+
+// modes runs body in a bubble twice: with the work run over all of a
+// member's ranges, and with Options.Incremental.
+func modes(t *testing.T, body func(t *testing.T, h *harness)) {
+	for _, inc := range []bool{false, true} {
+		t.Run(fmt.Sprintf("incremental=%v", inc), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t)
+				h.incremental = inc
+				body(t, h)
+			})
+		})
+	}
+}
+
+// TestRingIncrementalKeepsWork: with Options.Incremental, the survivors
+// of a death only grow: their work goes on, and one more piece each
+// covers what they gain. Without it, their work restarts.
+func TestRingIncrementalKeepsWork(t *testing.T) {
+	modes(t, func(t *testing.T, h *harness) {
+		for _, id := range []string{"a", "b", "c"} {
+			h.start(id)
+		}
+		h.settle(10 * time.Second)
+		before := map[string]uint64{"a": h.ms["a"].m.Health().Epoch, "c": h.ms["c"].m.Health().Epoch}
+		h.kill("b")
+		h.settle(leaseDuration + 5*time.Second)
+		h.check()
+		for _, id := range []string{"a", "c"} {
+			w := h.rec.span(id, before[id])
+			if kept := w.end == 0; kept != h.incremental {
+				t.Errorf("%s's work before the kill (%v, epoch %d) still runs: %v, want %v", id, w.ranges, w.epoch, kept, h.incremental)
+			}
+			if st := h.ms[id].m.Health(); !st.Ranges.Equal(ring.Assign([]string{"a", "c"}, id)) {
+				t.Errorf("%s works %v", id, st.Ranges)
+			}
+		}
+		// A join cuts the grown ranges: the pieces that lose a part stop,
+		// the others go on, and the space is shared by three again.
+		h.start("b")
+		h.settle(10 * time.Second)
+		h.check()
 	})
 }

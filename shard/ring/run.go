@@ -17,7 +17,7 @@ import (
 // Run joins the ring and runs work over the member's ranges until ctx
 // ends. Each time the ranges change, work's context is cancelled (cause
 // ErrHandoff) and, once work has returned, work runs again over the new
-// ranges. work must return promptly when its context ends, and only once
+// ranges (with Options.Incremental, per piece: see there). work must return promptly when its context ends, and only once
 // nothing it started still works on its ranges: its return is what lets
 // another member take them. It is also cancelled (ErrLeaseLost) when the
 // Lease could not be renewed for RenewDeadline, and must then return
@@ -35,7 +35,7 @@ func (m *Member) Run(ctx context.Context, work func(ctx context.Context, a Assig
 		return fmt.Errorf("%w: Run called twice at once", ErrInvalidOptions)
 	}
 	defer m.running.Store(false)
-	r := &runState{m: m, work: work, seen: map[string]observation{}}
+	r := &runState{m: m, work: work, seen: map[string]observation{}, ended: make(chan struct{}, 1)}
 	for ctx.Err() == nil {
 		r.step(ctx)
 		wait := m.opts.RetryPeriod - time.Duration(rand.Float64()*0.2*float64(m.opts.RetryPeriod))
@@ -46,7 +46,7 @@ func (m *Member) Run(ctx context.Context, work func(ctx context.Context, a Assig
 		select {
 		case <-ctx.Done():
 		case <-t.C:
-		case <-r.genDone():
+		case <-r.ended:
 		}
 		t.Stop()
 	}
@@ -69,7 +69,8 @@ type runState struct {
 	claim shard.Set             // what own claims
 	seen  map[string]observation
 	epoch uint64
-	gen   *generation
+	gens  []*generation // disjoint; at most one unless Options.Incremental
+	ended chan struct{} // a token when a work returns
 	err   error
 	// wake, when set, is when the next step is due if before RetryPeriod:
 	// a Lease's expiry, or a quick look while others release ranges.
@@ -100,30 +101,17 @@ func (r *runState) released(desired, target shard.Set, now time.Time) {
 	}
 }
 
-func (r *runState) genDone() <-chan struct{} {
-	if r.gen == nil {
-		return nil
-	}
-	return r.gen.done
-}
-
 // step renews (or creates) the member's Lease, reads the others', and
 // moves the member's work to the ranges it owns.
 func (r *runState) step(ctx context.Context) {
 	m := r.m
 	now := time.Now()
 	r.wake = time.Time{}
-	if r.gen != nil {
-		select {
-		case <-r.gen.done:
-			// Run it again at the next renewal, not at once: a work that
-			// fails at its start must not spin.
-			m.log.Info("ring: the work returned on its own", "epoch", r.gen.a.Epoch)
-			r.setGen(nil)
-			r.renew(ctx, now)
-			return
-		default:
-		}
+	if r.reap() {
+		// Run it again at the next renewal, not at once: a work that
+		// fails at its start must not spin.
+		r.renew(ctx, now)
+		return
 	}
 	if !r.renew(ctx, now) {
 		if !r.fenced(time.Now()) {
@@ -140,29 +128,29 @@ func (r *runState) step(ctx context.Context) {
 	others = r.evict(ctx, desired, others)
 	target := desired.Subtract(claims(others))
 	r.released(desired, target, now)
-	if r.gen != nil && r.gen.a.Ranges.Equal(target) {
+	if len(r.gens) > 0 && r.working().Equal(target) {
 		return
 	}
-	if r.gen == nil && target.Empty() && r.claim.Empty() {
+	if len(r.gens) == 0 && target.Empty() && r.claim.Empty() {
 		return
 	}
 	r.move(ctx, target)
 }
 
-// move stops the work, publishes target as the claim, checks that
-// nobody else claims its new part, and starts the work over what is
-// free.
+// move stops the work (with Options.Incremental, only the work over
+// ranges that leave), publishes target as the claim, checks that nobody
+// else claims its new part, and starts the work over what is free.
 func (r *runState) move(ctx context.Context, target shard.Set) {
 	m := r.m
-	var working shard.Set
-	if r.gen != nil {
-		working = r.gen.a.Ranges
-		r.stop(fmt.Errorf("%w: %v → %v", ErrHandoff, working, target))
-	}
+	working := r.working()
+	lost := working.Subtract(target)
+	r.stopWhere(func(g *generation) bool { return !m.opts.Incremental || g.a.Ranges.Overlaps(lost) },
+		fmt.Errorf("%w: %v → %v", ErrHandoff, working, target))
+	kept := r.working()
 	if !r.writeClaim(ctx, target) {
 		return
 	}
-	start := target
+	start := target.Subtract(kept)
 	if fresh := target.Subtract(working); !fresh.Empty() {
 		leases, err := r.list(ctx) // after our claim: of two members claiming at once, one sees the other
 		if err != nil {
@@ -176,12 +164,13 @@ func (r *runState) move(ctx context.Context, target shard.Set) {
 		}
 		if t := shard.NewSet(taken...); t.Overlaps(fresh) {
 			m.log.Info("ring: ranges still claimed by others", "ranges", fresh.Intersect(t).String())
-			start = target.Subtract(t)
-			r.released(target, start, time.Now())
+			start = start.Subtract(t)
+			claim := shard.NewSet(append(slices.Clone(kept), start...)...)
+			r.released(target, claim, time.Now())
 			// Withdraw the claim on them at once: the other member may
 			// have seen it and kept out too, and then neither would work
 			// them while it stands.
-			if !r.writeClaim(ctx, start) {
+			if !r.writeClaim(ctx, claim) {
 				return
 			}
 		}
@@ -190,75 +179,6 @@ func (r *runState) move(ctx context.Context, target shard.Set) {
 		return
 	}
 	r.startGen(start)
-}
-
-// startGen runs the work over ranges, with a watchdog that cancels it at
-// the fence deadline.
-func (r *runState) startGen(ranges shard.Set) {
-	m := r.m
-	r.epoch++
-	g := &generation{done: make(chan struct{})}
-	g.a = Assignment{Identity: m.opts.Identity, Epoch: r.epoch, Ranges: ranges, synced: &g.synced, log: m.log}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	g.cancel = cancel
-	m.log.Info("ring: working", "ranges", ranges.String(), "epoch", r.epoch)
-	go func() {
-		defer close(g.done)
-		defer func() {
-			if p := recover(); p != nil {
-				m.log.Error("ring: the work panicked", "panic", fmt.Sprint(p), "epoch", g.a.Epoch)
-			}
-		}()
-		r.work(ctx, g.a)
-	}()
-	go m.watchdog(ctx, g)
-	r.setGen(g)
-}
-
-// watchdog cancels g's work when the fence deadline passes without a
-// renewal.
-func (m *Member) watchdog(ctx context.Context, g *generation) {
-	for {
-		left := time.Duration(m.deadline.Load()) - time.Since(m.base)
-		if left <= 0 {
-			g.cancel(fmt.Errorf("%w: not renewed within %s", ErrLeaseLost, m.opts.RenewDeadline))
-			return
-		}
-		t := time.NewTimer(left)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-g.done:
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// stop cancels the work with cause and waits for it to return.
-func (r *runState) stop(cause error) {
-	g := r.gen
-	if g == nil {
-		return
-	}
-	g.cancel(cause)
-	<-g.done
-	r.m.log.Info("ring: stopped working", "ranges", g.a.Ranges.String(), "epoch", g.a.Epoch, "reason", cause)
-	r.setGen(nil)
-}
-
-func (r *runState) setGen(g *generation) {
-	r.gen = g
-	m := r.m
-	m.mu.Lock()
-	m.gen = g
-	m.status.Ranges = nil
-	if g != nil {
-		m.status.Ranges, m.status.Epoch = g.a.Ranges, g.a.Epoch
-	}
-	m.mu.Unlock()
 }
 
 // fenced reports whether the member may work at now: its last renewal

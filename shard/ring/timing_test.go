@@ -38,9 +38,9 @@ func putLease(st *store, id, claim string) {
 
 // runMember runs member id over c with the test durations until the test
 // ends.
-func runMember(t *testing.T, c *client, id string, work func(context.Context, ring.Assignment)) *ring.Member {
+func runMember(t *testing.T, c *client, id string, incremental bool, work func(context.Context, ring.Assignment)) *ring.Member {
 	m, err := ring.New(c, ring.Options{Namespace: "ns", Name: "ctl", Identity: id,
-		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod, Incremental: incremental,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestRingPollsWhileWaiting(t *testing.T) {
 		putLease(st, "a", claimAll)
 		c := &client{s: st}
 		rec := &recorder{}
-		m := runMember(t, c, "b", rec.work)
+		m := runMember(t, c, "b", false, rec.work)
 		return m, rec, func(d time.Duration, claim string) int64 {
 			n := c.lists.Load()
 			for end := time.Now().Add(d); time.Now().Before(end); {
@@ -121,7 +121,7 @@ func TestRingWakesAtExpiry(t *testing.T) {
 		}}
 		rec := &recorder{}
 		putLease(st, "a", claimFirstHalf)
-		m := runMember(t, c, "b", rec.work)
+		m := runMember(t, c, "b", false, rec.work)
 		for range 8 { // a renews, b works the second half
 			time.Sleep(retryPeriod * 3 / 7)
 			putLease(st, "a", claimFirstHalf)
@@ -144,6 +144,44 @@ func TestRingWakesAtExpiry(t *testing.T) {
 		}
 		if d := rec.lastStart("b").Sub(seen.Add(leaseDuration)); d < 0 || d > time.Millisecond {
 			t.Fatalf("b took a's range %s after a's Lease expired (by b's reading), want at once", d)
+		}
+	})
+}
+
+// TestRingIncrementalHealth: with Options.Incremental, Health reports the
+// union of the pieces' ranges, synced only once every piece has called
+// Synced.
+func TestRingIncrementalHealth(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		putLease(st, "a", claimFirstHalf)
+		gate := make(chan struct{})
+		m := runMember(t, &client{s: st}, "b", true, func(ctx context.Context, a ring.Assignment) {
+			if a.Ranges.Overlaps(shard.NewSet(shard.Split(2, 0))) {
+				select { // the piece taken from a syncs slowly
+				case <-gate:
+				case <-ctx.Done():
+					return
+				}
+			}
+			a.Synced()
+			<-ctx.Done()
+		})
+		for range 4 {
+			time.Sleep(retryPeriod / 2)
+			putLease(st, "a", claimFirstHalf)
+		}
+		if h := m.Health(); !h.Synced || !h.Ranges.Equal(shard.NewSet(shard.Split(2, 1))) {
+			t.Fatalf("b: synced %v over %v, want synced over the second half", h.Synced, h.Ranges)
+		}
+		time.Sleep(2 * leaseDuration) // a is dead: b takes the first half too
+		if h := m.Health(); h.Synced || !h.Ranges.IsAll() {
+			t.Fatalf("b: synced %v over %v, want not synced over everything (one piece has not synced)", h.Synced, h.Ranges)
+		}
+		close(gate)
+		synctest.Wait()
+		if h := m.Health(); !h.Synced || !h.Ranges.IsAll() {
+			t.Fatalf("b: synced %v over %v, want synced over everything", h.Synced, h.Ranges)
 		}
 	})
 }
