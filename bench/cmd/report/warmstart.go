@@ -17,7 +17,7 @@ import (
 func warmSections(results string) string {
 	var b strings.Builder
 	if t, err := os.ReadFile(filepath.Join(results, "warmstart.md")); err == nil {
-		b.WriteString(tableLines(string(t)))
+		b.WriteString(tableLines(string(t)) + "\n")
 	}
 	more, _ := filepath.Glob(filepath.Join(results, "warmstart-[0-9]*.md"))
 	sort.Slice(more, func(i, j int) bool { return natLess(more[i], more[j]) })
@@ -25,7 +25,7 @@ func warmSections(results string) string {
 		if t, err := os.ReadFile(f); err == nil {
 			n := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "warmstart-"), ".md")
 			b.WriteString("### Warm restarts at " + n + " pods\n\n" +
-				"The same measurements at this size, by `WARM_PODS=" + n + " OUT=$PWD/warmstart/RESULTS-" + n + ".md warmstart/measure.sh`, kept in `bench/warmstart/RESULTS-" + n + ".md` and copied here by every run.\n\n" +
+				"Measured at this size on its own, by `WARM_PODS=" + n + " OUT=$PWD/warmstart/RESULTS-" + n + ".md warmstart/measure.sh` (its line says which cases: `WARM_CASES`), kept in `bench/warmstart/RESULTS-" + n + ".md` and copied here by every run.\n\n" +
 				tableLines(string(t)) + "\n")
 		}
 	}
