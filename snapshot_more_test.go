@@ -103,3 +103,62 @@ func TestRestoreRelistNotInitial(t *testing.T) {
 		}
 	})
 }
+
+// gatedPages is a memory.Source whose lists wait, before any page after
+// the first, until gate is closed.
+type gatedPages struct {
+	*memory.Source[*item]
+	gate chan struct{} // nil: no wait
+}
+
+func (s *gatedPages) List(ctx context.Context, o informer.ListOptions) (informer.Page[*item], error) {
+	if o.Continue != "" && s.gate != nil {
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return informer.Page[*item]{}, ctx.Err()
+		}
+	}
+	return s.Source.List(ctx, o)
+}
+
+// TestSnapshotNotDuringRelist: while a paged relist is half applied (its
+// first page in the cache, the next not yet listed) the cache is at no
+// version: WriteSnapshot waits for the relist's end instead of writing
+// new objects under the old version.
+func TestSnapshotNotDuringRelist(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memory.New[*item](memory.Options{MaxPageSize: 1})
+		for _, n := range []string{"a", "b", "c"} {
+			mem.Create(newItem("ns", n, "v1"))
+		}
+		src := &gatedPages{Source: mem}
+		inf := informer.New[*item](src, quiet[*item](t, nil))
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		old := inf.LastSyncResourceVersion()
+		src.gate = make(chan struct{})
+		mem.StallWatches()
+		mem.Update(newItem("ns", "a", "v2")) // on the relist's first page
+		mem.Compact()
+		mem.ResumeWatches()
+		synctest.Wait() // the relist's first page is in, the second waits
+		if o, _ := inf.Lister().Get("ns/a"); o == nil || o.Data != "v2" {
+			t.Fatalf("ns/a is %+v, want the relist's first page in the cache", o)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		var buf bytes.Buffer
+		info, err := inf.WriteSnapshot(ctx, &buf)
+		if err == nil {
+			t.Errorf("a snapshot at %s (the version before the relist: %s) with ns/a of the relist's first page", info.ResourceVersion, old)
+		}
+		close(src.gate)
+		info, err = inf.WriteSnapshot(t.Context(), &buf)
+		if err != nil || info.ResourceVersion != mem.ResourceVersion() {
+			t.Errorf("after the relist: %+v, %v; want a snapshot at %s", info, err, mem.ResourceVersion())
+		}
+	})
+}
