@@ -162,3 +162,45 @@ func TestSnapshotNotDuringRelist(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshotAtEndHoldsTheQueue: what the queue still holds when Run's
+// loop stops (here: an update queued while the loop was held up in an
+// index function, then Run cancelled) is applied before the snapshot
+// written at the end, which is then at the source's version and holds it.
+func TestSnapshotAtEndHoldsTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := t.TempDir() + "/items.snap"
+		src := threeItems()
+		block := make(chan struct{})
+		o := quiet[*item](t, nil)
+		o.Snapshot.Path = path
+		o.Indexers = map[string]informer.IndexFunc[*item]{"data": func(it *item, dst []string) ([]string, error) {
+			if it.Data == "block" {
+				<-block
+			}
+			return append(dst, it.Data), nil
+		}}
+		inf := informer.New[*item](src, o)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); inf.Run(ctx) }()
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		src.Update(newItem("ns", "a", "block"))
+		synctest.Wait() // the loop is in the index function
+		src.Update(newItem("ns", "b", "v2"))
+		synctest.Wait() // queued
+		cancel()
+		close(block)
+		<-done
+		inf2 := informer.New[*item](src, quiet[*item](t, nil))
+		info, err := inf2.RestoreFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.ResourceVersion != src.ResourceVersion() || !mapsEqual(cacheState(inf2), sourceState(src)) {
+			t.Errorf("snapshot at %s holding %v; want the source's %s, %v", info.ResourceVersion, cacheState(inf2), src.ResourceVersion(), sourceState(src))
+		}
+	})
+}
