@@ -128,7 +128,9 @@ type liveMember struct {
 	m      *ring.Member
 	cancel context.CancelFunc
 	done   chan error
-	lister atomic.Pointer[informer.Lister[*configMap]]
+
+	mu      sync.Mutex
+	listers map[uint64]informer.Lister[*configMap] // by epoch: one per piece
 }
 
 type cluster struct {
@@ -138,6 +140,8 @@ type cluster struct {
 	led     *ledger
 	spans   *recorder
 	members map[string]*liveMember
+	// incremental starts the members with Options.Incremental.
+	incremental bool
 
 	mu     sync.Mutex
 	phases []phase
@@ -177,11 +181,11 @@ func (c *cluster) start(id string) *liveMember {
 		t.Fatal(err)
 	}
 	m, err := ring.New(lc, ring.Options{Namespace: c.ns, Name: "ctl", Identity: id,
-		LeaseDuration: itLease, RenewDeadline: itRenew, RetryPeriod: itRetry})
+		LeaseDuration: itLease, RenewDeadline: itRenew, RetryPeriod: itRetry, Incremental: c.incremental})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lm := &liveMember{id: id, gate: g, m: m, done: make(chan error, 1)}
+	lm := &liveMember{id: id, gate: g, m: m, done: make(chan error, 1), listers: map[uint64]informer.Lister[*configMap]{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	lm.cancel = cancel
 	go func() { lm.done <- m.Run(ctx, func(ctx context.Context, a ring.Assignment) { c.work(ctx, lm, a) }) }()
@@ -218,7 +222,9 @@ func (c *cluster) work(ctx context.Context, lm *liveMember, a ring.Assignment) {
 	c.mu.Unlock()
 	c.spans.run(a, func() {
 		l := inf.Lister()
-		lm.lister.Store(&l)
+		lm.mu.Lock()
+		lm.listers[a.Epoch] = l
+		lm.mu.Unlock()
 		_ = q.Run(ctx, 4, func(ctx context.Context, key string) error {
 			c.led.begin(key, who)
 			time.Sleep(time.Millisecond)
@@ -229,7 +235,9 @@ func (c *cluster) work(ctx context.Context, lm *liveMember, a ring.Assignment) {
 			c.led.end(key, who, v)
 			return nil
 		})
-		lm.lister.Store(nil)
+		lm.mu.Lock()
+		delete(lm.listers, a.Epoch)
+		lm.mu.Unlock()
 	})
 }
 
@@ -260,11 +268,13 @@ func (c *cluster) settled(total int) string {
 		if !st.Synced || len(st.Members) != len(c.members) {
 			return id + " not synced"
 		}
-		l := lm.lister.Load()
-		if l == nil {
-			return id + " has no cache"
+		lm.mu.Lock()
+		var cms []*configMap
+		for _, l := range lm.listers {
+			cms = append(cms, l.List(nil)...)
 		}
-		for _, cm := range (*l).List(nil) {
+		lm.mu.Unlock()
+		for _, cm := range cms {
 			if o, dup := held[cm.Name]; dup {
 				return fmt.Sprintf("%s held by %s and %s", cm.Name, o, id)
 			}
@@ -305,19 +315,25 @@ func (c *cluster) check() {
 }
 
 // TestIntegrationRing: members over many ConfigMaps on a real
-// kube-apiserver, with the ShardedListAndWatch gate on and off: 3
-// members hold every object exactly once; scaling 3 → 5, a kill, and 5 →
-// 2, each while objects change, never has a key reconciled by two
-// members at once, every change is reconciled, and a killed member's
-// range is covered again within LeaseDuration + 2 s.
+// kube-apiserver, with the ShardedListAndWatch gate on and off, and on
+// with Options.Incremental: 3 members hold every object exactly once;
+// scaling 3 → 5, a kill, and 4 → 2, each while objects change, never has
+// a key reconciled by two members at once, every change is reconciled,
+// and with the gate on a killed member's range is covered again within
+// LeaseDuration + 2 s.
 func TestIntegrationRing(t *testing.T) {
 	kubetest.Need(t)
 	total := 1000
 	if v, err := strconv.Atoi(os.Getenv("RING_OBJECTS")); err == nil {
 		total = v
 	}
-	for _, gateOn := range []bool{true, false} {
-		t.Run(fmt.Sprintf("gate=%v", gateOn), func(t *testing.T) {
+	for _, tc := range []struct{ gateOn, incremental bool }{{true, false}, {false, false}, {true, true}} {
+		gateOn := tc.gateOn
+		name := fmt.Sprintf("gate=%v", gateOn)
+		if tc.incremental {
+			name += "/incremental"
+		}
+		t.Run(name, func(t *testing.T) {
 			var cfg *kube.Config
 			if gateOn {
 				cfg = kubetest.StartConfig(t, kubetest.ShardedGate)
@@ -328,7 +344,7 @@ func TestIntegrationRing(t *testing.T) {
 			ns := fmt.Sprintf("ring-%d", time.Now().UnixNano()%1e9)
 			r.Must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": ns}})
 			keys := writeAll(t, r, ns, total, "0", true)
-			c := &cluster{t: t, cfg: cfg, ns: ns, led: newLedger(), spans: &recorder{}, members: map[string]*liveMember{}}
+			c := &cluster{t: t, cfg: cfg, ns: ns, led: newLedger(), spans: &recorder{}, members: map[string]*liveMember{}, incremental: tc.incremental}
 			defer func() {
 				for id := range c.members {
 					c.stop(id)
@@ -384,17 +400,20 @@ func TestIntegrationRingKillCoverage(t *testing.T) {
 		total = v
 	}
 	for _, tt := range []struct {
-		members []string
-		kill    string
+		members     []string
+		kill        string
+		incremental bool
 	}{
-		{[]string{"a", "b", "c"}, "b"},
-		{[]string{"a", "b", "c", "d", "e"}, "c"},
+		{[]string{"a", "b", "c"}, "b", false},
+		{[]string{"a", "b", "c", "d", "e"}, "c", false},
+		{[]string{"a", "b", "c"}, "b", true},
+		{[]string{"a", "b", "c", "d", "e"}, "c", true},
 	} {
-		t.Run(fmt.Sprintf("%d members", len(tt.members)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d members incremental=%v", len(tt.members), tt.incremental), func(t *testing.T) {
 			ns := fmt.Sprintf("ringkill-%d", time.Now().UnixNano()%1e9)
 			r.Must("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": ns}})
 			writeAll(t, r, ns, total, "0", true)
-			c := &cluster{t: t, cfg: cfg, ns: ns, led: newLedger(), spans: &recorder{}, members: map[string]*liveMember{}}
+			c := &cluster{t: t, cfg: cfg, ns: ns, led: newLedger(), spans: &recorder{}, members: map[string]*liveMember{}, incremental: tt.incremental}
 			defer func() {
 				for id := range c.members {
 					c.stop(id)
