@@ -101,7 +101,7 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 func (f *DeltaFIFO[T]) metaKeysLocked(keys []string, items []T, errs []error) []error {
 	for i, obj := range items {
 		var buf [128]byte
-		if b, ok := appendMetaKey(buf[:0], obj); ok {
+		if b, ok := appendMetaKeyAs(f.ptr, buf[:0], obj); ok {
 			keys[i] = string(b)
 		} else {
 			_, err := MetaKey(obj)
@@ -122,7 +122,7 @@ func (f *DeltaFIFO[T]) replaceLocked(keys []string, items []T, errs []error) []e
 			// and share the string of a queued or cached key, so a relist
 			// of known objects allocates no keys.
 			var buf [128]byte
-			b, ok := appendMetaKey(buf[:0], obj)
+			b, ok := appendMetaKeyAs(f.ptr, buf[:0], obj)
 			if !ok {
 				_, err := MetaKey(obj)
 				errs = append(errs, &ObjectError{Op: "replace", Err: err})

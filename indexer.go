@@ -107,7 +107,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 		// when no index calls user code either, store in one locked step
 		// that reuses the stored key's string.
 		var buf [128]byte
-		if b, ok := appendMetaKey(buf[:0], obj); ok {
+		if b, ok := appendMetaKeyAs(ix.ptr, buf[:0], obj); ok {
 			if s := ix.set.Load(); !s.userFuncs() {
 				ix.mu.Lock()
 				if ix.set.Load() == s {
@@ -156,7 +156,7 @@ func (ix *Indexer[T]) Delete(obj T) error {
 func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	if ix.metaKey {
 		var buf [128]byte
-		if b, ok := appendMetaKey(buf[:0], obj); ok {
+		if b, ok := appendMetaKeyAs(ix.ptr, buf[:0], obj); ok {
 			if key, _, _, ok := ix.internKey(b); ok {
 				return key, nil
 			}
