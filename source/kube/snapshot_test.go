@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/informer-go/informer"
@@ -93,5 +94,34 @@ func TestSnapshotProtobuf(t *testing.T) {
 	}
 	if _, err := decode([]byte{0xff, 0xff, 0xff}); err == nil {
 		t.Error("garbage decoded")
+	}
+}
+
+// TestSnapshotJSONDecoder: the JSON snapshot codec reads back through the
+// Source's sharing table (equal labels of restored objects are one map),
+// and its errors name what failed, never the bytes.
+func TestSnapshotJSONDecoder(t *testing.T) {
+	src, _ := newTestSource(t, http.NotFoundHandler(), Options{Namespace: "a"})
+	codec := src.SnapshotCodec()
+	if codec.Format() != "kube-json" {
+		t.Fatalf("format %q", codec.Format())
+	}
+	decode := codec.NewDecoder()
+	var objs []*kubefixture.Widget
+	for _, name := range []string{"w1", "w2", "w3"} {
+		got, err := decode([]byte(kubefixture.WidgetJSON("a", name, "9", "red")))
+		if err != nil || got.Name != name || got.Labels["app"] != "x" {
+			t.Fatalf("decoded %+v, %v", got, err)
+		}
+		objs = append(objs, got)
+	}
+	// The table takes a value the second time it sees it.
+	if reflect.ValueOf(objs[1].Labels).UnsafePointer() != reflect.ValueOf(objs[2].Labels).UnsafePointer() {
+		t.Error("equal labels of two restored objects are not shared")
+	}
+	for _, bad := range []string{`{"metadata":{"name":"w","creationTimestamp":"secret-time"}}`, `{"metadata":{"name":"secret-name","labels":"secret-label"}}`, `{"metadata":{"name":"secret-name"},"spec":{"color":["secret-color"]}}`, `{"metadata":secret}`} {
+		if _, err := decode([]byte(bad)); err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("decoding %s: %v, want an error that quotes nothing", bad, err)
+		}
 	}
 }
