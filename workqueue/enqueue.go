@@ -24,7 +24,8 @@ type EnqueueOptions[T informer.Object] struct {
 	// informer has another KeyFunc.
 	Key func(obj T) (key string, ok bool)
 	// Handler configures the registration (name, resync period, memory
-	// policy).
+	// policy). An empty Name means the queue's Options.Name, so that the
+	// handler's metrics and logs name the queue it feeds.
 	Handler informer.HandlerOptions
 }
 
@@ -40,6 +41,9 @@ func Enqueue[T informer.Object](inf *informer.Informer[T], q *Queue[string], opt
 			k, err := informer.MetaKey(obj)
 			return k, err == nil
 		}
+	}
+	if opts.Handler.Name == "" {
+		opts.Handler.Name = q.opts.Name
 	}
 	return inf.AddHandler(e, opts.Handler)
 }

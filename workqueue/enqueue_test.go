@@ -1,9 +1,12 @@
 package workqueue_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -137,4 +140,47 @@ func TestEnqueueMapsToOwnerKeys(t *testing.T) {
 			t.Fatalf("enqueued after Remove: %d", q.Len())
 		}
 	})
+}
+
+// TestEnqueueNamesHandlerAfterQueue: Enqueue's handler takes the queue's
+// name when EnqueueOptions.Handler.Name is empty, so the informer's
+// handler metrics name the queue; an explicit name is kept.
+func TestEnqueueNamesHandlerAfterQueue(t *testing.T) {
+	for _, tc := range []struct{ queue, handler, want string }{
+		{"widgets", "", "widgets"},
+		{"widgets", "mine", "mine"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := memory.New[*widget](memory.Options{})
+				for i := range 2 * informer.HandlerSample {
+					if err := src.Create(newWidget(fmt.Sprint("w", i), "", nil)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var mu sync.Mutex
+				names := map[string]bool{}
+				inf := informer.New(src, informer.Options[*widget]{Logger: slog.New(slog.DiscardHandler), Metrics: informer.Metrics{
+					HandlerLatency: func(h string, _ time.Duration) { mu.Lock(); names[h] = true; mu.Unlock() },
+				}})
+				q := workqueue.New(workqueue.Options[string]{Name: tc.queue})
+				reg, err := workqueue.Enqueue(inf, q, workqueue.EnqueueOptions[*widget]{Handler: informer.HandlerOptions{Name: tc.handler}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				go inf.Run(ctx)
+				if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				mu.Lock()
+				defer mu.Unlock()
+				if len(names) != 1 || !names[tc.want] {
+					t.Fatalf("handler names in HandlerLatency: %v, want only %q", names, tc.want)
+				}
+			})
+		})
+	}
 }
