@@ -17,8 +17,10 @@ package informer
 //	c.Labels["x"] = "y"
 type Handler[T Object] interface {
 	// OnAdd reports an object new to this handler. isInInitialList is true
-	// for the objects of the first list, and for the cache's contents replayed
-	// to a handler added after the informer started.
+	// until the informer has synced (the first list, a restored snapshot
+	// and the changes made before the server confirmed its version), and
+	// for the cache's contents replayed to a handler added after the
+	// informer started.
 	OnAdd(obj T, isInInitialList bool)
 	// OnUpdate reports a change. On a periodic resync, or when a relist
 	// finds an object unchanged and HandlerOptions.RelistUnchanged is set,

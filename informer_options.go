@@ -71,7 +71,9 @@ type Options[T Object] struct {
 
 // HandlerOptions configures one handler.
 type HandlerOptions struct {
-	// Name identifies the handler in logs and errors.
+	// Name identifies the handler in logs, errors and Metrics'
+	// HandlerLatency and HandlerPanic (the handler label of
+	// metrics/prometheus); "" leaves it unnamed.
 	Name string
 	// ResyncPeriod, when positive, sends the handler an OnUpdate(obj, obj)
 	// for every cached object this often; 0 means the informer's

@@ -13,7 +13,8 @@ import (
 // SnapshotOptions configures an informer's warm restarts from a file. The
 // zero value means none.
 type SnapshotOptions struct {
-	// Path is the snapshot file. When it is set, Run restores the cache
+	// Path is the snapshot file; its directory must exist (a write
+	// fails otherwise, logged at Warn). When it is set, Run restores the cache
 	// from it if it exists and is good (see Informer.Restore; a missing
 	// file is a cold start, a bad one is logged and a cold start too),
 	// writes it every Every, and writes it once more when Run ends, after

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -66,11 +67,21 @@ type FactoryOptions struct {
 	// informer.SnapshotOptions; the file is named by the resource, the
 	// namespace and a hash of all that tells the factory's informers
 	// apart), and WriteSnapshots
-	// writes them all on demand. "" means none.
+	// writes them all on demand. NewFactory creates the directory (0700)
+	// if it is missing. "" means none.
 	SnapshotDir string
 	// SnapshotEvery is how often each informer writes its snapshot; 0
 	// means only when it stops and on WriteSnapshots.
 	SnapshotEvery time.Duration
+	// Metrics, when set, is called once per informer the factory makes,
+	// with the informer's name (resource and namespace, as in its logs),
+	// for its informer.Metrics: with metrics/prometheus, m.Informer. Nil
+	// means none.
+	Metrics func(name string) informer.Metrics
+	// SourceMetrics, when set, is called the same way for its Source's
+	// kubesrc.Options.Metrics (decoded objects and bytes): with
+	// metrics/prometheus, m.Source. Nil means Kube.Metrics.
+	SourceMetrics func(name string) kubesrc.Metrics
 }
 
 // Options configures one informer of a Factory; the zero value takes the
@@ -154,6 +165,11 @@ func NewFactory(cfg *kube.Config, opts FactoryOptions) (*Factory, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if opts.SnapshotDir != "" {
+		if err := os.MkdirAll(opts.SnapshotDir, 0o700); err != nil {
+			return nil, fmt.Errorf("typed: SnapshotDir: %w", err)
+		}
+	}
 	return &Factory{
 		cfg: cfg, opts: opts, client: client, log: log,
 		limiter: kube.NewRateLimiter(qps, burst),
@@ -171,19 +187,20 @@ type entryKey struct {
 
 // entry is one shared informer and its users.
 type entry struct {
-	key     entryKey
-	name    string // resource and namespace, for reports
-	refs    int
-	run     func(ctx context.Context) error
-	syncer  informer.Syncer
-	health  func() informer.Health
-	cancel  context.CancelFunc // set once started
-	done    chan struct{}      // closed when its Run returned
-	mu      sync.Mutex
-	lastErr error
-	onErrs  map[*errSub]struct{}                                     // the OnError of every Ref that gave one
-	adding  map[string]chan struct{}                                 // indexes a later caller is adding; closed when done
-	snap    func(ctx context.Context) (informer.SnapshotInfo, error) // writes its snapshot file; nil without SnapshotDir
+	key        entryKey
+	name       string // resource and namespace, for reports
+	refs       int
+	run        func(ctx context.Context) error
+	syncer     informer.Syncer
+	health     func() informer.Health
+	cancel     context.CancelFunc // set once started
+	done       chan struct{}      // closed when its Run returned
+	mu         sync.Mutex
+	lastErr    error
+	onErrs     map[*errSub]struct{}                                     // the OnError of every Ref that gave one
+	adding     map[string]chan struct{}                                 // indexes a later caller is adding; closed when done
+	snap       func(ctx context.Context) (informer.SnapshotInfo, error) // writes its snapshot file; nil without SnapshotDir
+	shardStats func() kubesrc.ShardStats                                // its Source's
 }
 
 // addIndex adds a later caller's index to the shared cache, unless one of
@@ -283,6 +300,10 @@ func (r *Ref[T]) Informer() *informer.Informer[T] { return r.inf }
 // Lister returns the shared cache's lister.
 func (r *Ref[T]) Lister() Lister[T] { return r.lister }
 
+// ShardStats reports how the informer's shard selector fared
+// (FactoryOptions.Shard): whether the server filtered, or the client.
+func (r *Ref[T]) ShardStats() kubesrc.ShardStats { return r.e.shardStats() }
+
 // HasSynced reports whether the informer's first list is in its cache.
 func (r *Ref[T]) HasSynced() bool { return r.inf.HasSynced() }
 
@@ -355,7 +376,7 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts Options[T]) (
 	defer f.mu.Unlock()
 
 	e := &entry{key: key, refs: 1, name: f.uniqueName(describe(res.String(), ns, labelSel, fieldSel)+view[T](o.TransformName), reflect.TypeFor[T]())}
-	kopts := f.sourceOptions(ns, labelSel, fieldSel, res.Protobuf)
+	kopts := f.sourceOptions(e.name, ns, labelSel, fieldSel, res.Protobuf)
 	src, err := kubesrc.New[T](f.cfg, res.kube(), kopts)
 	if err != nil {
 		return nil, err
@@ -381,8 +402,9 @@ func Informer[T informer.Object](f *Factory, res Resource[T], opts Options[T]) (
 		Logger:       f.log,
 		Name:         e.name,
 		Snapshot:     f.snapshotOptions(key),
+		Metrics:      f.informerMetrics(e.name),
 	})
-	e.syncer, e.run, e.health = inf, inf.Run, inf.Health
+	e.syncer, e.run, e.health, e.shardStats = inf, inf.Run, inf.Health, src.ShardStats
 	if path := f.snapshotPath(key); path != "" {
 		e.snap = func(ctx context.Context) (informer.SnapshotInfo, error) { return inf.WriteSnapshotFile(ctx, path) }
 	}

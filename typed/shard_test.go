@@ -31,6 +31,9 @@ func TestFactoryShard(t *testing.T) {
 		if got := len(ref.Lister().List(nil)); got != want {
 			t.Errorf("half %d holds %d gadgets, want %d", i, got, want)
 		}
+		if st := ref.ShardStats(); st.Selector == "" || st.Received != 3 || st.Dropped != int64(3-want) {
+			t.Errorf("half %d: ShardStats %+v, want a selector, 3 received, %d dropped", i, st, 3-want)
+		}
 		cancel()
 		f.Shutdown()
 	}

@@ -15,7 +15,9 @@
 // reconciled by two replicas at once. With kube-apiserver's
 // ShardedListAndWatch feature gate on, the server sends each replica only
 // its share; without it each replica receives everything and keeps its
-// share (shard/ring and kubesrc.Options.Shard say more).
+// share (shard/ring and kubesrc.Options.Shard say more): each replica's
+// "sharded: working" log line says which (server_filtered, received,
+// dropped).
 package main
 
 import (
@@ -149,7 +151,12 @@ func Run(ctx context.Context, cfg *kube.Config, o Options) error {
 			return
 		}
 		a.Synced()
-		log.Info("sharded: working", "ranges", a.Ranges.String(), "cached", len(ref.Lister().List(nil)), "epoch", a.Epoch)
+		// server_filtered: the server applied the shard selector (the
+		// ShardedListAndWatch gate); false: this replica received the
+		// whole collection and dropped what is not its own.
+		st := ref.ShardStats()
+		log.Info("sharded: working", "ranges", a.Ranges.String(), "cached", ref.Lister().Len(), "epoch", a.Epoch,
+			"server_filtered", st.ServerFiltered, "received", st.Received, "dropped", st.Dropped)
 		_ = q.Run(ctx, max(o.Workers, 1), func(ctx context.Context, key string) error {
 			start := time.Now()
 			err := stamp(ctx, ref, client, key, who)

@@ -122,8 +122,10 @@ func WatchInformer[T informer.Object](m *Metrics, name string, inf *informer.Inf
 }
 
 // WatchHandler adds informer_pending_notifications{handler}: the
-// notifications reg's handler has yet to process, read at each scrape. It
-// returns a function that removes it.
+// notifications reg's handler has yet to process, read at each scrape.
+// Give handler the registration's HandlerOptions.Name (workqueue.Enqueue's
+// default: the queue's name), the label informer_processing_latency_seconds
+// has. It returns a function that removes it.
 func WatchHandler[T informer.Object](m *Metrics, name, handler string, reg *informer.Registration[T]) (remove func()) {
 	return m.informer.gauges.add(gaugeKey{name: name, handler: handler}, func(ch chan<- prom.Metric) {
 		ch <- prom.MustNewConstMetric(pendingDesc, prom.GaugeValue, float64(reg.Pending()), name, handler)
