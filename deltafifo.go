@@ -89,7 +89,11 @@ type DeltaFIFOOptions[T Object] struct {
 	// KeyFunc computes an object's key; nil means MetaKey.
 	KeyFunc KeyFunc[T]
 	// KnownObjects is the cache the queue feeds. Without it a relist cannot
-	// produce deletions for objects that are only in the cache.
+	// produce deletions for objects that are only in the cache. With an
+	// *Indexer, the queue also keeps in its key table the keys its
+	// consumer stored (about 40 bytes per key that changed since the
+	// first list), so that queueing a change to a cached key is one
+	// lookup under the queue's lock.
 	KnownObjects KnownObjects[T]
 }
 

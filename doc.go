@@ -39,10 +39,14 @@
 //     and the Sink it writes to in reflector_options.go.
 //  3. The Informer's Sink (informer_sink.go) applies Options.Transform and
 //     queues the object in the DeltaFIFO: deltafifo.go for the queue,
-//     deltafifo_replace.go for relists, deltafifo_keys.go for its keys.
+//     deltafifo_replace.go for relists, deltafifo_keys.go for its keys
+//     (the queued ones and, over an Indexer, the cached ones),
+//     deltafifo_pop.go for taking a batch and learning where the
+//     consumer stored each key.
 //  4. The process loop (informer_process.go) pops a batch, applies it to
 //     the Indexer (indexer_batch.go; the storage in indexer.go and
-//     indexer_slots.go, the indexes in indexer_index.go, reads in
+//     indexer_slots.go, the indexes in indexer_index.go and their buckets
+//     in indexer_bucket.go, reads in
 //     indexer_read.go and indexer_lister.go), moves the applied version on
 //     (informer_applied.go), and pushes one notification per change to each
 //     handler's listener.
