@@ -10,9 +10,9 @@
 // Run as many replicas as you like: they elect a leader on the Lease
 // "mirror" in dst, and only the leader reconciles; the others keep their
 // caches warm, and one of them takes over within the lease duration (15 s)
-// if the leader dies, at once if it shuts down (SIGINT, SIGTERM), which it
-// does gracefully: the workers finish, the last events are written and the
-// lease is released.
+// if the leader dies, within the retry period (2 s) if it shuts down
+// (SIGINT, SIGTERM), which it does gracefully: the workers finish, the
+// last events are written and the lease is released.
 package main
 
 import (
