@@ -20,9 +20,10 @@ type Health struct {
 	Since time.Time
 	// BackoffUntil is, in StateBackingOff, when the next attempt starts.
 	BackoffUntil time.Time
-	// LastActivity is when the source last showed it was alive on a watch:
-	// an event, a bookmark or a heartbeat (see WatchOptions.Heartbeat);
-	// zero if never. While events arrive back to back it may trail the
+	// LastActivity is when the source last showed it was alive and the
+	// cache current: a completed list, the confirmation of a restored
+	// version, or on a watch an event, a bookmark or a heartbeat (see
+	// WatchOptions.Heartbeat); zero if never. While events arrive back to back it may trail the
 	// last one by up to 100 ms: the clock is read for the first event of
 	// each such interval, not for every event.
 	LastActivity time.Time
@@ -193,12 +194,14 @@ func (p *published) setHealth(st HealthState, until time.Time, failures int) {
 	p.mu.Unlock()
 }
 
-// listed records a list that completed.
+// listed records a list that completed: the source is alive and the
+// cache current, as after an event.
 func (p *published) listed() {
 	p.mu.Lock()
 	p.health.synced, p.health.failures = true, 0
 	p.lists++
 	p.mu.Unlock()
+	p.activity.Store(time.Now().UnixNano())
 }
 
 // setHealth records the state the reflector enters.

@@ -53,6 +53,7 @@ func (r *Reflector[T]) confirm() {
 	r.pub.mu.Lock()
 	r.pub.health.synced = true
 	r.pub.mu.Unlock()
+	r.pub.activity.Store(time.Now().UnixNano())
 	r.rep.log.Info("informer reflector: restored resourceVersion confirmed by the source")
 	if r.resume.onConfirm != nil {
 		r.resume.onConfirm()
