@@ -118,7 +118,10 @@ func (h Health) Healthy() bool {
 
 // String describes the snapshot in one line, for logs and /healthz bodies.
 func (h Health) String() string {
-	s := fmt.Sprintf("synced=%t state=%q for %s", h.Synced, h.State.String(), time.Since(h.Since).Round(time.Millisecond))
+	s := fmt.Sprintf("synced=%t state=%q", h.Synced, h.State.String())
+	if !h.Since.IsZero() { // zero before Run's first state
+		s += fmt.Sprintf(" for %s", time.Since(h.Since).Round(time.Millisecond))
+	}
 	if h.State == StateBackingOff {
 		s += fmt.Sprintf(" (next attempt in %s)", time.Until(h.BackoffUntil).Round(time.Millisecond))
 	}

@@ -45,3 +45,20 @@ func TestActivityAfterSync(t *testing.T) {
 		}
 	})
 }
+
+// TestHealthStringBeforeRun: a Health whose state has no start time (an
+// informer not yet running, or a restored one served before Run's first
+// state) says so without a duration since the zero time.
+func TestHealthStringBeforeRun(t *testing.T) {
+	for _, tc := range []struct {
+		h    informer.Health
+		want string
+	}{
+		{informer.Health{}, `synced=false state="starting"`},
+		{informer.Health{Synced: true, State: informer.StateWatching, Since: time.Now()}, `synced=true state="watching" for 0s`},
+	} {
+		if got := tc.h.String(); got != tc.want {
+			t.Errorf("String() = %q, want %q", got, tc.want)
+		}
+	}
+}
