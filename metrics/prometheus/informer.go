@@ -106,8 +106,10 @@ func (m *Metrics) Source(name string) kubesrc.Metrics {
 // each scrape: informer_store_items (objects in the cache),
 // informer_lag_seconds (how long since the source last confirmed the
 // cache current: Health().SinceActivity, growing while it cannot be
-// reached) and informer_synced (1 once synced). It returns a function
-// that removes them.
+// reached; on a quiet resource it also grows between kube-apiserver's
+// bookmarks, up to about a minute, so alert above that) and
+// informer_synced (1 once synced). It returns a function that removes
+// them.
 func WatchInformer[T informer.Object](m *Metrics, name string, inf *informer.Informer[T]) (remove func()) {
 	return m.informer.gauges.add(gaugeKey{name: name}, func(ch chan<- prom.Metric) {
 		h := inf.Health()
