@@ -31,8 +31,9 @@
 //
 // All informers of a factory share one HTTP connection pool and one
 // client-side rate limiter. FactoryOptions sets the defaults (namespace,
-// selectors, resync period), Options overrides them per informer and adds
-// a transform and indexes.
+// selectors, resync period), snapshots, shard and each informer's metrics
+// (FactoryOptions.Metrics: m.Informer of metrics/prometheus), Options
+// overrides them per informer and adds a transform and indexes.
 //
 // # managedFields
 //
