@@ -2,6 +2,8 @@
 // source/kube and internal/kubewire share: a small object type and its
 // JSON, Status and watch-event bodies, and a plain REST client for the
 // real kube-apiserver of the integration tests. It imports none of them.
+// restart.go holds what the warm-restart tests of source/kube and
+// typed/builtin share.
 package kubefixture
 
 import (

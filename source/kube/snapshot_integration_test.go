@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,50 +34,9 @@ func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp, err := c.base.RoundTrip(r)
 	if err == nil {
-		resp.Body = &countingBody{resp.Body, &c.bytes}
+		resp.Body = &kubefixture.CountingBody{ReadCloser: resp.Body, N: &c.bytes}
 	}
 	return resp, err
-}
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
-}
-
-// restartLog is a handler that tells the restored objects' initial adds
-// from the changes after them.
-type restartLog struct {
-	mu       sync.Mutex
-	restored map[string]string // name → resourceVersion in the snapshot
-	initial  int
-	changes  map[string]int // name → calls
-}
-
-func (l *restartLog) handler() informer.HandlerFuncs[*kubefixture.ConfigMap] {
-	note := func(name string) {
-		l.mu.Lock()
-		l.changes[name]++
-		l.mu.Unlock()
-	}
-	return informer.HandlerFuncs[*kubefixture.ConfigMap]{
-		AddFunc: func(cm *kubefixture.ConfigMap, initial bool) {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if initial && l.restored[cm.Name] == cm.ResourceVersion {
-				l.initial++
-				return
-			}
-			l.changes[cm.Name]++
-		},
-		UpdateFunc: func(_, cm *kubefixture.ConfigMap) { note(cm.Name) },
-		DeleteFunc: func(d informer.Deleted[*kubefixture.ConfigMap]) { note(d.Object.Name) },
-	}
 }
 
 // TestIntegrationWarmRestart: an informer over 2,000 ConfigMaps
@@ -107,25 +64,22 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	}
 	defer client.CloseIdleConnections()
 
-	life := func(snap []byte, name string) (*informer.Informer[*kubefixture.ConfigMap], *requestCounter, *restartLog, func()) {
+	life := func(snap []byte, name string) (*informer.Informer[*kubefixture.ConfigMap], *requestCounter, *kubefixture.RestartLog[*kubefixture.ConfigMap], func()) {
 		rc := &requestCounter{base: client.Transport}
 		src, err := New[*kubefixture.ConfigMap](cfg, configMapsRes, Options{Namespace: ns, HTTPClient: &http.Client{Transport: rc}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		inf := informer.New(src, informer.Options[*kubefixture.ConfigMap]{Logger: quietLogger})
-		log := &restartLog{restored: map[string]string{}, changes: map[string]int{}}
 		if snap != nil {
 			began := time.Now()
 			if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: restored in %v", name, time.Since(began).Round(time.Millisecond))
-			for _, cm := range inf.Lister().List(nil) {
-				log.restored[cm.Name] = cm.ResourceVersion
-			}
 		}
-		reg, _ := inf.AddHandler(log.handler(), informer.HandlerOptions{})
+		log := kubefixture.NewRestartLog(inf)
+		reg, _ := inf.AddHandler(log.Handler(), informer.HandlerOptions{})
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		began := time.Now()
@@ -164,7 +118,7 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	}
 	// Inside the watch cache's window: no list.
 	warm, rc, log, stop := life(snap.Bytes(), "warm, inside the window")
-	checkRestartLog(t, warm, log, last, 20, n)
+	log.Check(t, warm, last, 20, n)
 	if l := rc.lists.Load(); l != 0 {
 		t.Errorf("%d list requests after a restore inside the window, want 0", l)
 	}
@@ -177,37 +131,8 @@ func TestIntegrationWarmRestart(t *testing.T) {
 	last = got.ResourceVersion
 	cold, rc, log, stop := life(snap.Bytes(), "warm, after expiry")
 	defer stop()
-	checkRestartLog(t, cold, log, last, 21, n)
+	log.Check(t, cold, last, 21, n)
 	if l := rc.lists.Load(); l != 1 {
 		t.Errorf("%d list requests after a restore the server no longer serves, want 1", l)
-	}
-}
-
-// checkRestartLog waits until inf applied version last, then checks that
-// its handler got the n restored objects as initial adds and then one
-// call for each of want keys.
-func checkRestartLog(t *testing.T, inf *informer.Informer[*kubefixture.ConfigMap], log *restartLog, last string, want, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if err := inf.WaitForResourceVersion(ctx, last); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		log.mu.Lock()
-		calls, keys := 0, len(log.changes)
-		for _, c := range log.changes {
-			calls += c
-		}
-		initial := log.initial
-		log.mu.Unlock()
-		if calls >= want || time.Now().After(deadline) {
-			if calls != want || keys != want || initial != n {
-				t.Errorf("handlers: %d initial adds (want %d), %d calls for %d keys after them, want one for each of %d", initial, n, calls, keys, want)
-			}
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

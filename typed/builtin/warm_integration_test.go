@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,7 +86,7 @@ func TestIntegrationWarmRestartProtobuf(t *testing.T) {
 		last = got.ResourceVersion
 	}
 	warm, rc, log, stop := l.run(snap.Bytes(), "warm, inside the window")
-	log.check(t, warm, last, 20, n)
+	log.Check(t, warm, last, 20, n)
 	if lists := rc.lists.Load(); lists != 0 {
 		t.Errorf("%d list requests after a restore inside the window, want 0", lists)
 	}
@@ -110,7 +108,7 @@ func TestIntegrationWarmRestartProtobuf(t *testing.T) {
 	last = got.ResourceVersion
 	expired, rc, log, stop := l.run(snap.Bytes(), "warm, after expiry")
 	defer stop()
-	log.check(t, expired, last, 21, n)
+	log.Check(t, expired, last, 21, n)
 	if lists := rc.lists.Load(); lists != 1 {
 		t.Errorf("%d list requests after a restore the server no longer serves, want 1", lists)
 	}
@@ -130,7 +128,7 @@ type warmLife struct {
 // run starts an informer, restored from snap unless it is nil, waits
 // until it and its handler are synced, and returns it, its requests, its
 // handler's log and what stops it.
-func (l warmLife) run(snap []byte, name string) (*informer.Informer[*corev1.ConfigMap], *warmCounter, *warmLog, func()) {
+func (l warmLife) run(snap []byte, name string) (*informer.Informer[*corev1.ConfigMap], *warmCounter, *kubefixture.RestartLog[*corev1.ConfigMap], func()) {
 	t := l.t
 	rc := &warmCounter{base: l.client.Transport}
 	src, err := kubesrc.New[*corev1.ConfigMap](l.cfg, kube.Resource{Version: "v1", Resource: "configmaps"}, kubesrc.Options{
@@ -141,18 +139,15 @@ func (l warmLife) run(snap []byte, name string) (*informer.Informer[*corev1.Conf
 		t.Fatal(err)
 	}
 	inf := informer.New(src, informer.Options[*corev1.ConfigMap]{Logger: warmLogger()})
-	log := &warmLog{restored: map[string]string{}, changes: map[string]int{}}
 	if snap != nil {
 		began := time.Now()
 		if _, err := inf.Restore(bytes.NewReader(snap)); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: restored in %v", name, time.Since(began).Round(time.Millisecond))
-		for _, cm := range inf.Lister().List(nil) {
-			log.restored[cm.Name] = cm.ResourceVersion
-		}
 	}
-	reg, _ := inf.AddHandler(log.handler(), informer.HandlerOptions{})
+	log := kubefixture.NewRestartLog(inf)
+	reg, _ := inf.AddHandler(log.Handler(), informer.HandlerOptions{})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	began := time.Now()
@@ -185,78 +180,8 @@ func (c *warmCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), string(kube.ContentTypeProtobuf)) {
 		c.protobuf.Add(1)
 	}
-	resp.Body = &warmBody{resp.Body, &c.bytes}
+	resp.Body = &kubefixture.CountingBody{ReadCloser: resp.Body, N: &c.bytes}
 	return resp, nil
-}
-
-type warmBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *warmBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
-}
-
-// warmLog is a handler that tells the restored objects' initial adds from
-// the changes after them.
-type warmLog struct {
-	mu       sync.Mutex
-	restored map[string]string // name → resourceVersion in the snapshot
-	initial  int
-	changes  map[string]int // name → calls
-}
-
-func (l *warmLog) handler() informer.HandlerFuncs[*corev1.ConfigMap] {
-	note := func(name string) {
-		l.mu.Lock()
-		l.changes[name]++
-		l.mu.Unlock()
-	}
-	return informer.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc: func(cm *corev1.ConfigMap, initial bool) {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if initial && l.restored[cm.Name] == cm.ResourceVersion {
-				l.initial++
-				return
-			}
-			l.changes[cm.Name]++
-		},
-		UpdateFunc: func(_, cm *corev1.ConfigMap) { note(cm.Name) },
-		DeleteFunc: func(d informer.Deleted[*corev1.ConfigMap]) { note(d.Object.Name) },
-	}
-}
-
-// check waits until inf applied version last, then checks that the
-// handler got the n restored objects as initial adds and then one call
-// for each of want keys.
-func (l *warmLog) check(t *testing.T, inf *informer.Informer[*corev1.ConfigMap], last string, want, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if err := inf.WaitForResourceVersion(ctx, last); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		l.mu.Lock()
-		calls, keys := 0, len(l.changes)
-		for _, c := range l.changes {
-			calls += c
-		}
-		initial := l.initial
-		l.mu.Unlock()
-		if calls >= want || time.Now().After(deadline) {
-			if calls != want || keys != want || initial != n {
-				t.Errorf("handlers: %d initial adds (want %d), %d calls for %d keys after them, want one for each of %d", initial, n, calls, keys, want)
-			}
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // warmLogger logs at Debug to stderr with WARM_DEBUG set, else nowhere.
