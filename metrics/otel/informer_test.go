@@ -51,29 +51,7 @@ func TestInformerThroughTheSDK(t *testing.T) {
 	}
 	src.Create(&widget{metav1.ObjectMeta{Namespace: "ns", Name: "c"}})
 	<-seen
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(ctx, &rm); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, mt := range sm.Metrics {
-			switch d := mt.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] += float64(p.Value)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Gauge[float64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] = p.Value
-				}
-			}
-		}
-	}
+	got := collect(t, reader)
 	for k, want := range map[string]float64{
 		"informer.lists{name=widgets,reason=initial,streaming=false}": 1,
 		"informer.list_items{name=widgets}":                           2,

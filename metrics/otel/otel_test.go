@@ -59,33 +59,9 @@ func TestRecordedThroughTheSDK(t *testing.T) {
 	el.Leading(true)
 	el.Attempt(true, 3*time.Millisecond, errors.New("403"))
 
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(ctx, &rm); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, mt := range sm.Metrics {
-			switch d := mt.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] += float64(p.Value)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					got[mt.Name+attrs(p.Attributes)] += float64(p.Count)
-				}
-			}
-		}
-	}
-	if _, ok := got["workqueue.depth{name=widgets}"]; !ok {
-		t.Error("no workqueue.depth") // its value may be a late 1: set outside the queue's lock
-	}
+	got := collect(t, reader)
 	for k, want := range map[string]float64{
+		"workqueue.depth{name=widgets}":                           0, // drained: the last Depth call carries 0
 		"workqueue.adds{name=widgets}":                            2,
 		"workqueue.retries{name=widgets}":                         1,
 		"workqueue.work.duration{name=widgets}":                   2,
@@ -149,30 +125,50 @@ func TestWatchQueue(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		q.Get(t.Context())
 		time.Sleep(time.Second)
-		gauges := func() map[string]float64 {
-			var rm metricdata.ResourceMetrics
-			if err := reader.Collect(t.Context(), &rm); err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]float64{}
-			for _, sm := range rm.ScopeMetrics {
-				for _, mt := range sm.Metrics {
-					if d, ok := mt.Data.(metricdata.Gauge[float64]); ok {
-						for _, p := range d.DataPoints {
-							got[mt.Name+attrs(p.Attributes)] = p.Value
-						}
-					}
-				}
-			}
-			return got
-		}
-		got := gauges()
+		got := collect(t, reader)
 		if u, l := got["workqueue.unfinished_work{name=widgets}"], got["workqueue.longest_running_processor{name=widgets}"]; u != 4 || l != 3 {
 			t.Errorf("unfinished %v, longest %v; want 4, 3 (recorded: %v)", u, l, got)
 		}
 		remove()
-		if got := gauges(); len(got) != 0 {
-			t.Errorf("after remove: %v", got)
+		got = collect(t, reader)
+		for _, k := range []string{"workqueue.unfinished_work{name=widgets}", "workqueue.longest_running_processor{name=widgets}"} {
+			if v, ok := got[k]; ok {
+				t.Errorf("after remove: %s = %v", k, v)
+			}
 		}
 	})
+}
+
+// collect reads what reader holds, by name and attributes ("name{k=v}"):
+// a counter's sum, a gauge's value, a histogram's count.
+func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			switch d := mt.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += float64(p.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] = float64(p.Value)
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] = p.Value
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					got[mt.Name+attrs(p.Attributes)] += float64(p.Count)
+				}
+			}
+		}
+	}
+	return got
 }

@@ -204,9 +204,11 @@ func TestScrapedOverHTTP(t *testing.T) {
 			t.Errorf("%s{%s} = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	// The depth is set outside the queue's lock, so a Get's 0 and a
-	// retry's 1 may land in either order: only its presence is exact.
-	_ = value(t, fams, "workqueue_depth", "name=widgets")
+	// The last Depth call carries the queue's depth, whatever order the
+	// workers' and the retry's reports raced in.
+	if got := value(t, fams, "workqueue_depth", "name=widgets"); got != float64(q.Len()) {
+		t.Errorf("workqueue_depth = %v, the queue holds %d", got, q.Len())
+	}
 	stopEl()
 	<-elDone
 	if got := value(t, scrape(t, srv), "leader_election_master_status", "name=my-controller"); got != 0 {
