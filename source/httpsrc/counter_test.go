@@ -118,6 +118,7 @@ func (c *counterService) stream(w http.ResponseWriter, r *http.Request) {
 	if c.replay {
 		from = 0
 	}
+	ours := c.drop // a restart closes it: this stream belongs to the old state
 	c.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	if c.retry != "" {
@@ -129,6 +130,13 @@ func (c *counterService) stream(w http.ResponseWriter, r *http.Request) {
 	w.(http.Flusher).Flush()
 	for {
 		c.mu.Lock()
+		if c.drop != ours {
+			// Restarted: a stream of the old state never sends the new
+			// history (the select below may have taken the new state's
+			// first change rather than the drop).
+			c.mu.Unlock()
+			return
+		}
 		var next *counterChange
 		for i := range c.history {
 			if c.history[i].version > from {
