@@ -55,7 +55,7 @@ type listCursor struct {
 	filled  bool   // a list completed, or the first failed: later lists are not Initial
 
 	noWatchList bool // list only: streaming lists are off, or the source refused one
-	listOnce    bool // the next sync is a List: a streaming list had an unreadable event
+	listOnce    bool // the next sync is a List: a streaming list had an unreadable event, or was cut too often
 	streamCuts  int  // streaming lists cut in a row after sending part of the state
 
 	restored bool // watching from a restored snapshot's version, not yet confirmed by a productive watch or a list
@@ -326,6 +326,12 @@ func (s state) afterStreamList(o outcome) (state, action) {
 		// again.
 		s.list.streamCuts++
 		a.resetBackoff = true
+	case o.err != nil && o.initialSeen && !errors.Is(o.err, ErrBadEvent):
+		// Cut again and again: the state may not come through this
+		// connection in one stream. The next sync is a List, which gets
+		// it page by page, each page asked again when it fails; the
+		// syncs after it stream again.
+		s.list.streamCuts, s.list.listOnce = 0, true
 	}
 	if o.delivered || o.productive {
 		s.health.progress = true

@@ -184,7 +184,7 @@ var stepTable = []struct {
 	{"streaming list, progress", "listed, then skipped", want{phase: phaseStreamList, op: opStreamList, report: reportFailure, reset: true}, nil},
 	{"streaming list, progress", "listed, then ended without any", want{phase: phaseWait, then: phaseWatch, op: opWait, report: reportFailure, reset: true}, nil},
 	{"streaming list, progress", "ctx ended early", want{phase: phaseStreamList, op: opStreamList}, nil},
-	{"streaming list, cut 4 times", "cut half way", want{phase: phaseWait, then: phaseStreamList, op: opWait, report: reportFailure, reset: false}, cond(func(s state) bool { return s.list.streamCuts == pageRetries && s.health.failures == 4 }, "cut too often: the backoff grows")},
+	{"streaming list, cut 4 times", "cut half way", want{phase: phaseWait, then: phaseList, op: opWait, report: reportFailure, reset: false}, cond(func(s state) bool { return s.list.listOnce && s.list.streamCuts == 0 && s.health.failures == 4 }, "cut too often: the backoff grows, and a paged List gets the state next")},
 	{"streaming list, cut 4 times", "listed, watched, ended", want{phase: phaseWatch, op: opWatch, reset: true}, cond(func(s state) bool { return s.list.streamCuts == 0 }, "")},
 	{"streaming list, cut 4 times", "unsupported", want{phase: phaseList, op: opList, report: reportFallback}, nil},
 	{"streaming list, cut 4 times", "bad object", want{phase: phaseList, op: opList, report: reportFailure}, nil},
