@@ -44,8 +44,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/informer-go/informer"
@@ -169,7 +167,7 @@ func main() {
 	}
 	runtime.KeepAlive(keep)
 	fmt.Printf("BenchmarkScale/N=%d/mode=%s \t1\t%d ns/op\t%.0f sync-ms\t%.0f B-held/pod\t%.1f held-MiB\t%.0f peak-RSS-MiB%s\n",
-		*n, mode.Name, took.Nanoseconds(), float64(took.Milliseconds()), held/float64(*n), held/(1<<20), peakRSS(), extra)
+		*n, mode.Name, took.Nanoseconds(), float64(took.Milliseconds()), held/float64(*n), held/(1<<20), workload.PeakRSS(), extra)
 }
 
 // liveHeap is runtime/metrics' /gc/heap/live:bytes after a GC: the heap
@@ -264,21 +262,6 @@ func writeHeapProfile(suffix string) {
 	check(err)
 	check(pprof.WriteHeapProfile(f))
 	check(f.Close())
-}
-
-// peakRSS is the process's peak resident set (VmHWM), in MiB.
-func peakRSS() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }
 
 func sharingOption(s string) kubesrc.Sharing {

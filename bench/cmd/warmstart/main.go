@@ -40,8 +40,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -136,7 +134,7 @@ func main() {
 	}
 	fmt.Printf("%s\t1\t%.0f sync-ms\t%d lists\t%d watches\t%d read-B\t%s\t%.0f peak-RSS-MiB\t%.0f held-B/pod\n", name,
 		float64(synced.Microseconds())/1000, rt.lists.Load(), rt.watches.Load(), rt.bytes.Load(),
-		m.ratios(p, steady), peakRSS(), float64(m.held(steady))/float64(*n))
+		m.ratios(p, steady), workload.PeakRSS(), float64(m.held(steady))/float64(*n))
 }
 
 // newInformer returns the informer measured, over srv through rt.
@@ -198,7 +196,7 @@ func relistCase(ctx context.Context, srv *workload.PodServer, rt *counting, m *m
 	p := peak.stop()
 	steady := m.steady()
 	fmt.Printf("%s\t1\t%.0f relist-ms\t%d lists\t%s\t%.0f peak-RSS-MiB\n", name,
-		float64(took.Microseconds())/1000, rt.lists.Load()-lists, m.ratios(p, steady), peakRSS())
+		float64(took.Microseconds())/1000, rt.lists.Load()-lists, m.ratios(p, steady), workload.PeakRSS())
 }
 
 // counting counts list requests (pages), watch requests and the bytes of
@@ -353,21 +351,6 @@ func writeHeapProfile() {
 	check(err)
 	check(pprof.WriteHeapProfile(f))
 	check(f.Close())
-}
-
-// peakRSS is the process's peak resident set (VmHWM), in MiB.
-func peakRSS() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }
 
 func check(err error) {
