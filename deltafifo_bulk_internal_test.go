@@ -231,3 +231,79 @@ func TestDeltaFIFOBulkRingGrowsWhileWrapped(t *testing.T) {
 		t.Fatalf("popped %d keys, want %d", len(got), len(want))
 	}
 }
+
+// TestDeltaFIFOBulkKeys: a first list's default keys are cut from shared
+// blocks, one allocation per block, not per key; every key is still its
+// object's MetaKey (across block boundaries, with cluster-scoped objects,
+// whose key is their name, long names and keyless objects between them),
+// and a block holds no more than its keys' bytes and one key.
+func TestDeltaFIFOBulkKeys(t *testing.T) {
+	var items []*bobj
+	for i := range 3000 {
+		o := bo(fmt.Sprintf("obj-%d", i), "1")
+		switch i % 7 {
+		case 1:
+			o.Namespace = "" // cluster-scoped
+		case 3:
+			o.Name = fmt.Sprintf("%0*d", 5000, i) // longer than a block
+		}
+		items = append(items, o)
+		if i%500 == 0 {
+			items = append(items, &bobj{}, nil) // no key: reported and left out
+		}
+	}
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: NewIndexer(IndexerOptions[*bobj]{})})
+	f.bulkOK = true
+	f.BeginReplace()
+	err := f.ReplaceItems(items)
+	if err == nil {
+		t.Fatal("keyless items not reported")
+	}
+	f.EndReplace()
+	var keys []string
+	for f.Len() > 0 {
+		f.PopBatch(context.Background(), 100, func(batch []KeyDeltas[*bobj]) error {
+			for _, kd := range batch {
+				want, err := MetaKey(kd.Deltas[0].Object)
+				if err != nil || kd.Key != want {
+					t.Fatalf("key %q, want %q (%v)", kd.Key, want, err)
+				}
+				keys = append(keys, kd.Key)
+			}
+			return nil
+		}, nil)
+	}
+	if len(keys) != 3000 {
+		t.Fatalf("%d keys popped, want 3000", len(keys))
+	}
+	// Keys of one block share its memory; a cluster-scoped key is its name.
+	shared := 0
+	for i := 1; i < len(keys); i++ {
+		prev := uintptr(unsafe.Pointer(unsafe.StringData(keys[i-1])))
+		if uintptr(unsafe.Pointer(unsafe.StringData(keys[i]))) == prev+uintptr(len(keys[i-1])) {
+			shared++
+		}
+	}
+	if shared < 1000 {
+		t.Fatalf("%d keys follow the previous one in memory, want most", shared)
+	}
+	if o := items[3]; unsafe.StringData(keys[1]) != unsafe.StringData(o.Name) || o.Namespace != "" {
+		t.Fatalf("cluster-scoped key %q does not share its object's name", keys[1])
+	}
+
+	small := make([]*bobj, 1000)
+	for i := range small {
+		small[i] = bo(fmt.Sprintf("obj-%d", i), "1")
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{})
+		f.bulkOK = true
+		f.BeginReplace()
+		f.ReplaceItems(small)
+	})
+	// 1000 keys of ~10 bytes: 3 blocks, the bulk, its two slices, the
+	// scratch, the queue's rings, the FIFO itself.
+	if allocs > 30 {
+		t.Fatalf("a first page of 1000 objects: %v allocations, want one per block, not per key", allocs)
+	}
+}

@@ -75,40 +75,96 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 			keys[i] = key
 		}
 	}
+	// A first list into an empty queue and cache is queued in bulk pages,
+	// made ready without the lock (which the consumer takes meanwhile).
+	var b *bulk[T]
+	var berrs []error
+	if f.inBulkMode() {
+		b, berrs = f.bulkOf(keys, items, errs)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return ErrClosed
 	}
 	if f.bulkMode {
-		if f.metaKey {
-			keys = f.takeKeyScratchLocked(len(items))
-			defer f.putKeyScratchLocked(keys)
-			errs = f.metaKeysLocked(keys, items, errs)
+		if b == nil { // it began between the check and the lock
+			b, berrs = f.bulkOf(keys, items, errs)
 		}
-		f.pushBulkLocked(keys, items)
-		return errors.Join(errs...)
+		f.pushBulkLocked(b)
+		return errors.Join(berrs...)
 	}
+	// If b != nil, another replacement began meanwhile (a concurrent
+	// caller): the items are queued as a page of it.
 	if !f.replacing {
 		f.beginLocked()
 	}
 	return errors.Join(f.replaceLocked(keys, items, errs)...)
 }
 
-// metaKeysLocked sets keys[i] to the default key of items[i], for a bulk
-// replacement (nothing is known or queued), and appends the errors of the
-// objects that have none.
-func (f *DeltaFIFO[T]) metaKeysLocked(keys []string, items []T, errs []error) []error {
-	for i, obj := range items {
-		var buf [128]byte
-		if b, ok := appendMetaKeyAs(f.ptr, buf[:0], obj); ok {
-			keys[i] = string(b)
+// inBulkMode reports whether the replacement in progress queues bulks.
+func (f *DeltaFIFO[T]) inBulkMode() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bulkMode
+}
+
+// keyBlock is the size of the blocks a bulk's default keys are cut from.
+const keyBlock = 4096
+
+// bulkOf makes a bulk page of items, with keys[i] the key of items[i] ("":
+// none, left out) or, with keys nil, their default keys, and appends the
+// errors of the objects that have none. It touches nothing of the queue.
+//
+// Default keys are cut from shared blocks of about keyBlock bytes: one
+// allocation per block, not per key (a cluster-scoped object's key is its
+// name, shared). A block stays alive while any of its keys does, so a
+// cache keeps at most the bytes of its first list's keys for them.
+func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T], []error) {
+	b := &bulk[T]{keys: make([]string, 0, len(items)), deltas: make([]Delta[T], 0, len(items))}
+	if keys != nil {
+		for i, key := range keys {
+			if key != "" {
+				b.keys = append(b.keys, key)
+				b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: items[i]})
+			}
+		}
+		return b, errs
+	}
+	block := make([]byte, 0, keyBlock+128) // the open block's keys, back to back
+	cut := make([]int, 0, 128)             // where each of them ends in block
+	inBlock := make([]int, 0, 128)         // and its index in b.keys
+	flush := func() {
+		s := string(block)
+		from := 0
+		for j, i := range inBlock {
+			b.keys[i] = s[from:cut[j]]
+			from = cut[j]
+		}
+		block, cut, inBlock = block[:0], cut[:0], inBlock[:0]
+	}
+	for _, obj := range items {
+		if !isNilAs(f.ptr, obj) && obj.GetName() != "" && obj.GetNamespace() == "" {
+			b.keys = append(b.keys, obj.GetName())
+		} else if kb, ok := appendMetaKeyAs(f.ptr, block, obj); ok {
+			block = kb
+			cut = append(cut, len(block))
+			inBlock = append(inBlock, len(b.keys))
+			b.keys = append(b.keys, "")
 		} else {
 			_, err := MetaKey(obj)
 			errs = append(errs, &ObjectError{Op: "replace", Err: err})
+			continue
+		}
+		b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: obj})
+		if len(block) >= keyBlock {
+			flush()
 		}
 	}
-	return errs
+	if len(block) > 0 {
+		flush()
+	}
+	return b, errs
 }
 
 // replaceLocked queues items as replaced, with keys (computed before, for
@@ -146,15 +202,9 @@ func (f *DeltaFIFO[T]) replaceLocked(keys []string, items []T, errs []error) []e
 	return errs
 }
 
-// pushBulkLocked queues the items with a key as one bulk.
-func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
-	b := &bulk[T]{keys: make([]string, 0, len(keys)), deltas: make([]Delta[T], 0, len(keys)), initial: !f.populated}
-	for i, key := range keys {
-		if key != "" {
-			b.keys = append(b.keys, key)
-			b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: items[i]})
-		}
-	}
+// pushBulkLocked queues b, made by bulkOf, as one bulk.
+func (f *DeltaFIFO[T]) pushBulkLocked(b *bulk[T]) {
+	b.initial = !f.populated
 	if len(b.keys) == 0 {
 		return
 	}
@@ -177,10 +227,6 @@ func (f *DeltaFIFO[T]) pushBulkLocked(keys []string, items []T) {
 func (f *DeltaFIFO[T]) takeKeyScratch(n int) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.takeKeyScratchLocked(n)
-}
-
-func (f *DeltaFIFO[T]) takeKeyScratchLocked(n int) []string {
 	keys := f.keyScratch
 	f.keyScratch = nil
 	if cap(keys) < n {
