@@ -132,29 +132,33 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 		return b, errs
 	}
 	block := make([]byte, 0, keyBlock+128) // the open block's keys, back to back
-	cut := make([]int, 0, 128)             // where each of them ends in block
-	inBlock := make([]int, 0, 128)         // and its index in b.keys
+	type cut struct{ i, end int32 }        // b.keys[i] ends at block[end]
+	cuts := make([]cut, 0, 256)
 	flush := func() {
 		s := string(block)
-		from := 0
-		for j, i := range inBlock {
-			b.keys[i] = s[from:cut[j]]
-			from = cut[j]
+		from := int32(0)
+		for _, c := range cuts {
+			b.keys[c.i] = s[from:c.end]
+			from = c.end
 		}
-		block, cut, inBlock = block[:0], cut[:0], inBlock[:0]
+		block, cuts = block[:0], cuts[:0]
 	}
 	for _, obj := range items {
-		if !isNilAs(f.ptr, obj) && obj.GetName() != "" && obj.GetNamespace() == "" {
-			b.keys = append(b.keys, obj.GetName())
-		} else if kb, ok := appendMetaKeyAs(f.ptr, block, obj); ok {
-			block = kb
-			cut = append(cut, len(block))
-			inBlock = append(inBlock, len(b.keys))
-			b.keys = append(b.keys, "")
-		} else {
+		var name string
+		if !isNilAs(f.ptr, obj) {
+			name = obj.GetName()
+		}
+		if name == "" {
 			_, err := MetaKey(obj)
 			errs = append(errs, &ObjectError{Op: "replace", Err: err})
 			continue
+		}
+		if ns := obj.GetNamespace(); ns == "" {
+			b.keys = append(b.keys, name)
+		} else {
+			block = append(append(append(block, ns...), '/'), name...)
+			cuts = append(cuts, cut{int32(len(b.keys)), int32(len(block))})
+			b.keys = append(b.keys, "")
 		}
 		b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: obj})
 		if len(block) >= keyBlock {
