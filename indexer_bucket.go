@@ -21,6 +21,12 @@ type index struct {
 	// position, so that an iterator passes each position present
 	// throughout once.
 	iters *atomic.Int32
+	// last is the bucket of the value lastV, the last one added to or
+	// removed from (nil: none): a list from a Kubernetes server comes
+	// sorted by namespace, so most objects find their bucket here
+	// instead of by a map lookup.
+	lastV string
+	last  *bucket
 }
 
 // bucket is the set of entries indexed under one value, by their positions
@@ -74,15 +80,28 @@ func (x *index) has(b *bucket, pos int32) bool {
 	return int(off) < len(b.list) && b.list[off] == pos
 }
 
+// bucketOf returns the bucket of v, nil if there is none.
+func (x *index) bucketOf(v string) *bucket {
+	if x.last != nil && v == x.lastV {
+		return x.last
+	}
+	b := x.buckets[v]
+	if b != nil {
+		x.lastV, x.last = v, b
+	}
+	return b
+}
+
 // add indexes the entry at pos under v.
 func (x *index) add(v string, pos int32) {
-	b := x.buckets[v]
+	b := x.bucketOf(v)
 	if b == nil {
 		b = &bucket{}
 		if !x.list {
 			b.set = map[int32]struct{}{}
 		}
 		x.buckets[v] = b
+		x.lastV, x.last = v, b
 	}
 	if !x.list {
 		b.set[pos] = struct{}{}
@@ -113,7 +132,7 @@ func (x *index) addAll(vals []string, pos int32) {
 
 // remove removes pos from the bucket of v, dropping the bucket if empty.
 func (x *index) remove(v string, pos int32) {
-	b := x.buckets[v]
+	b := x.bucketOf(v)
 	if b == nil {
 		return
 	}
@@ -142,6 +161,9 @@ func (x *index) removeFrom(v string, b *bucket, pos int32) {
 	}
 	if b.size() == 0 {
 		delete(x.buckets, v)
+		if x.last == b {
+			x.last = nil
+		}
 	}
 }
 
