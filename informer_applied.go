@@ -13,16 +13,45 @@ type applied struct {
 	mu      sync.Mutex
 	rv      string
 	lists   uint64        // the reflector's count of completed lists at rv
-	changed chan struct{} // closed and replaced when rv changes
+	changed chan struct{} // closed and replaced when rv or relisting changes
+	// relisting: a relist began when the reflector had completed
+	// relistAt lists, and is not applied yet. Until it is, the cache may
+	// hold a state the Source no longer has (its versions restarted, say,
+	// so that rv is a number of the old history), and no version counts
+	// as reached.
+	relisting bool
+	relistAt  uint64
 }
 
 func (a *applied) get() (string, <-chan struct{}) {
+	rv, _, changed := a.waitState()
+	return rv, changed
+}
+
+// waitState returns the applied version, whether a relist is in progress
+// (see relisting), and a channel closed when either changes.
+func (a *applied) waitState() (rv string, relisting bool, changed <-chan struct{}) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.changed == nil {
 		a.changed = make(chan struct{})
 	}
-	return a.rv, a.changed
+	return a.rv, a.relisting, a.changed
+}
+
+// beginRelist records that a relist began after lists completed lists.
+func (a *applied) beginRelist(lists uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.relisting, a.relistAt = true, lists
+}
+
+// wakeLocked wakes those waiting for a change.
+func (a *applied) wakeLocked() {
+	if a.changed != nil {
+		close(a.changed)
+		a.changed = nil
+	}
 }
 
 // set records rv, read after lists lists completed, as applied.
@@ -37,14 +66,17 @@ func (a *applied) set(rv string, lists uint64) {
 	// the reflector.
 	relisted := lists != a.lists
 	a.lists = lists
+	if a.relisting && lists > a.relistAt {
+		// The relist in progress is applied (set is called once the
+		// queue held nothing read before lists counted it).
+		a.relisting = false
+		a.wakeLocked()
+	}
 	if rv == "" || rv == a.rv || !relisted && a.order.older(rv, a.rv) {
 		return
 	}
 	a.rv = rv
-	if a.changed != nil {
-		close(a.changed)
-		a.changed = nil
-	}
+	a.wakeLocked()
 }
 
 // AppliedResourceVersion returns the resourceVersion the cache has caught
@@ -63,13 +95,15 @@ func (inf *Informer[T]) AppliedResourceVersion() string {
 // so that the Lister then includes that write (read-your-writes). Without
 // a VersionComparer the Source's versions are opaque and only rv itself
 // reaches it: wait then only for versions the informer will see (a watched
-// write's, a list's, a bookmark's). It is event-driven, and returns ctx's
+// write's, a list's, a bookmark's). While the informer relists (an
+// expired version; a Source whose versions restarted), nothing is reached
+// until the relist is applied. It is event-driven, and returns ctx's
 // error joined with the Source's last error if ctx ends first, and
 // ErrStopped if the informer stops.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	for {
-		cur, changed := inf.applied.get()
-		if inf.applied.order.reached(cur, rv) {
+		cur, relisting, changed := inf.applied.waitState()
+		if !relisting && inf.applied.order.reached(cur, rv) {
 			return nil
 		}
 		select {

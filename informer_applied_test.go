@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -132,4 +133,119 @@ func TestWaitForResourceVersionOpaque(t *testing.T) {
 			})
 		})
 	}
+}
+
+// restartingSource serves one object from a history at version 10 until
+// restart, then from a new history whose versions start again (version
+// 3): a server restored from a backup, or a service whose versions restart
+// at 0. The watch of the old history then ends with ErrExpired; the list
+// of the new one is announced on listing and waits for gate.
+type restartingSource struct {
+	mu        sync.Mutex
+	restarted bool
+	expire    chan struct{} // closed by restart
+	listing   chan struct{} // receives when the new history's list begins
+	gate      chan struct{} // the new history's list waits for it
+}
+
+func (s *restartingSource) CompareVersions(a, b string) (int, bool) {
+	return informer.CompareNumericVersions(a, b)
+}
+
+func (s *restartingSource) state() (obj *item, rv string, restarted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.restarted {
+		obj, rv = newItem("ns", "a", "new history"), "3"
+	} else {
+		obj, rv = newItem("ns", "a", "old history"), "10"
+	}
+	obj.ResourceVersion = rv
+	return obj, rv, s.restarted
+}
+
+func (s *restartingSource) List(ctx context.Context, _ informer.ListOptions) (informer.Page[*item], error) {
+	obj, rv, restarted := s.state()
+	if restarted {
+		s.listing <- struct{}{}
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return informer.Page[*item]{}, ctx.Err()
+		}
+	}
+	return informer.Page[*item]{Items: []*item{obj}, ResourceVersion: rv}, nil
+}
+
+func (s *restartingSource) Watch(ctx context.Context, _ informer.WatchOptions) (informer.Watcher[*item], error) {
+	_, _, restarted := s.state()
+	return &restartingWatcher{ctx: ctx, expire: s.expire, restarted: restarted}, nil
+}
+
+type restartingWatcher struct {
+	ctx       context.Context
+	expire    chan struct{}
+	restarted bool
+}
+
+func (w *restartingWatcher) Next() (informer.Event[*item], error) {
+	if !w.restarted {
+		select {
+		case <-w.expire:
+			return informer.Event[*item]{}, informer.ErrExpired
+		case <-w.ctx.Done():
+			return informer.Event[*item]{}, w.ctx.Err()
+		}
+	}
+	<-w.ctx.Done()
+	return informer.Event[*item]{}, w.ctx.Err()
+}
+
+func (w *restartingWatcher) Close() error { return nil }
+
+// While the informer relists, no version counts as reached until the
+// relist is applied: after the Source's versions restarted, a wait for a
+// version of the new history (3) returned at once, since the cache's
+// version of the old history (10) is the higher number, and the Lister
+// then showed the old history's object (a stale read-your-writes).
+func TestWaitForResourceVersionDuringRelist(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &restartingSource{expire: make(chan struct{}), listing: make(chan struct{}), gate: make(chan struct{})}
+		inf := informer.New[*item](src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go inf.Run(ctx)
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if err := inf.WaitForResourceVersion(ctx, "10"); err != nil {
+			t.Fatal(err)
+		}
+
+		src.mu.Lock()
+		src.restarted = true
+		src.mu.Unlock()
+		close(src.expire)
+		<-src.listing // the relist has begun; its list waits for the gate
+		waited := make(chan error, 1)
+		go func() { waited <- inf.WaitForResourceVersion(ctx, "3") }()
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			it, _ := inf.Lister().Get("ns/a")
+			t.Fatalf("WaitForResourceVersion(3) returned (%v) during the relist; the cache shows %q", err, it.Data)
+		default:
+		}
+		close(src.gate)
+		if err := <-waited; err != nil {
+			t.Fatal(err)
+		}
+		if it, _ := inf.Lister().Get("ns/a"); it.Data != "new history" {
+			t.Fatalf("after the wait the cache shows %q", it.Data)
+		}
+		if got := inf.AppliedResourceVersion(); got != "3" {
+			t.Fatalf("applied %q after the relist, want 3", got)
+		}
+	})
 }

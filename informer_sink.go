@@ -60,6 +60,8 @@ func (s informerSink[T]) Delete(obj T) error {
 
 // BeginReplace starts a relist in the queue.
 func (s informerSink[T]) BeginReplace() {
+	_, lists := s.inf.refl.readProgress()
+	s.inf.applied.beginRelist(lists)
 	s.inf.snap.replace.Store(1)
 	s.inf.fifo.BeginReplace()
 }
