@@ -108,6 +108,21 @@ func Start(t testing.TB, extraEnv ...string) map[string]string {
 // empty log; a second try then starts it.
 const startAttempts = 3
 
+// Run starts a kube-apiserver of its own outside a test (a benchmark
+// program): the start script with extraEnv, tried as Start does, and
+// returns what it printed and a function that stops it.
+func Run(extraEnv ...string) (env map[string]string, stop func(), err error) {
+	scripts, err := Scripts()
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := run(scripts, extraEnv...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, func() { _ = exec.Command(filepath.Join(scripts, "stop"), e["KUBE_APISERVER_DIR"]).Run() }, nil
+}
+
 // run runs the start script (it stops what it started when it fails)
 // until it succeeds, up to startAttempts times, and returns what it
 // printed.

@@ -27,8 +27,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -91,24 +89,10 @@ func loadavg() string {
 // server starts a kube-apiserver with extra environment and returns its
 // config and a stop function.
 func server(extra ...string) (*kube.Config, func(), error) {
-	scripts, err := apiserver.Scripts()
+	env, stop, err := apiserver.Run(extra...)
 	if err != nil {
 		return nil, nil, err
 	}
-	start := exec.Command(filepath.Join(scripts, "start"))
-	start.Env = append(append(os.Environ(), "KUBE_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid())), extra...)
-	start.Stderr = os.Stderr
-	outb, err := start.Output()
-	if err != nil {
-		return nil, nil, err
-	}
-	env := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(outb)), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			env[k] = v
-		}
-	}
-	stop := func() { _ = exec.Command(filepath.Join(scripts, "stop"), env["KUBE_APISERVER_DIR"]).Run() }
 	cfg, err := kube.Load(kube.LoadOptions{ExplicitPath: env["KUBECONFIG"]})
 	if err != nil {
 		stop()
