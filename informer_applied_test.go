@@ -167,7 +167,11 @@ func (s *restartingSource) state() (obj *item, rv string, restarted bool) {
 func (s *restartingSource) List(ctx context.Context, _ informer.ListOptions) (informer.Page[*item], error) {
 	obj, rv, restarted := s.state()
 	if restarted {
-		s.listing <- struct{}{}
+		select {
+		case s.listing <- struct{}{}:
+		case <-ctx.Done():
+			return informer.Page[*item]{}, ctx.Err()
+		}
 		select {
 		case <-s.gate:
 		case <-ctx.Done():
@@ -212,13 +216,11 @@ func TestWaitForResourceVersionDuringRelist(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &restartingSource{expire: make(chan struct{}), listing: make(chan struct{}), gate: make(chan struct{})}
 		inf := informer.New[*item](src, informer.Options[*item]{Logger: slog.New(slog.DiscardHandler)})
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		go inf.Run(ctx)
-		if err := inf.WaitForSync(ctx); err != nil {
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait()
+		ctx := t.Context()
 		if err := inf.WaitForResourceVersion(ctx, "10"); err != nil {
 			t.Fatal(err)
 		}
