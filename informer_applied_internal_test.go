@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 // The applied version never moves back to a version the Source orders
@@ -74,4 +75,50 @@ func TestOneVersionRule(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A completed list publishes its version and the count of lists in one
+// step, before the sink's Progress: a reader never sees the list's version
+// with the count before it. (The process loop, reading the version without
+// the count, took the list as applied but not as a list; waits then
+// blocked while the informer seemed to relist: TestWaitForResourceVersionAfterQuietList.)
+func TestListedPublishesVersionAndCountTogether(t *testing.T) {
+	var p published
+	var seen []string
+	p.onProgress = func() {
+		rv, lists := p.progress()
+		seen = append(seen, rv+"@"+strconv.FormatUint(lists, 10))
+	}
+	p.setLastRV("5")
+	p.listed("7")
+	p.listed("7")
+	if got, want := strings.Join(seen, " "), "5@0 7@1 7@2"; got != want {
+		t.Fatalf("Progress saw %s, want %s", got, want)
+	}
+}
+
+// The process loop, about to wait with the queue found empty, goes round
+// again when the reflector counted a list since the loop read its progress,
+// even at the same version (a relist that found nothing changed): its
+// Progress may have come while the loop was busy, and nothing else would
+// wake it to see the relist applied.
+func TestWaitForWorkAfterAListAtTheSameVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf := New[*bobj](noSource{}, Options[*bobj]{})
+		inf.isSynced = true
+		inf.refl.pub.listed("5")
+		rs := newResyncer[*bobj]()
+		defer rs.stop()
+		returned := make(chan bool, 1)
+		go func() { returned <- inf.waitForWork(t.Context(), rs, "5", 0) }()
+		synctest.Wait()
+		select {
+		case ok := <-returned:
+			if !ok {
+				t.Fatal("waitForWork returned false")
+			}
+		default:
+			t.Fatal("waitForWork waits although a list was counted since progress was read")
+		}
+	})
 }

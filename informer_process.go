@@ -61,27 +61,29 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		if inf.checkSynced(true) {
 			inf.applied.set(readRV, lists) // a restored cache confirmed: it is at readRV
 		}
-		if !inf.waitForWork(ctx, rs, readRV) {
+		if !inf.waitForWork(ctx, rs, readRV, lists) {
 			return
 		}
 	}
 }
 
 // waitForWork waits, with the queue found empty, until there may be work:
-// a delta queued, the reflector's version moved on, the queue synced, a
-// handler to admit or a resync due. It returns false when ctx ended.
-func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV string) bool {
+// a delta queued, the reflector's version or count of lists moved on since
+// readRV and lists, the queue synced, a handler to admit or a resync due.
+// It returns false when ctx ended.
+func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV string, lists uint64) bool {
 	var fifoSynced <-chan struct{}
 	if !inf.isSynced {
 		fifoSynced = inf.fifo.Synced()
 	}
-	// The reflector moves its version on just after the write that moved
-	// it; if it did since readRV, take again (what was written is in, or
-	// the queue wakes us), so that the applied version catches up.
+	// The reflector moves its version on (and counts a list) just after
+	// the write that moved it; if it did since readRV and lists, take
+	// again (what was written is in, or the queue wakes us), so that the
+	// applied version catches up and a relist counts as applied.
 	// Otherwise its next move wakes the loop (Progress).
 	inf.idle.Store(true)
 	defer inf.idle.Store(false)
-	if inf.isSynced && inf.refl.LastSyncResourceVersion() != readRV {
+	if rv, n := inf.refl.readProgress(); inf.isSynced && (rv != readRV || n != lists) {
 		return true
 	}
 	select {

@@ -184,7 +184,6 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	if err := r.sink.EndReplace(); err != nil {
 		return outcome{err: err, sinkErr: true}
 	}
-	r.setLastRV(c.version(page.ResourceVersion))
-	r.listed()
+	r.listed(c.version(page.ResourceVersion))
 	return outcome{}
 }

@@ -197,14 +197,22 @@ func (p *published) setHealth(st HealthState, until time.Time, failures int) {
 	p.mu.Unlock()
 }
 
-// listed records a list that completed: the source is alive and the
-// cache current, as after an event.
-func (p *published) listed() {
+// listed records a list that completed at version rv: the source is
+// alive and the cache current, as after an event. The version and the
+// count of lists move together, and then the sink's Progress is called
+// once: a reader of progress never sees the list's version with the count
+// before it (the informer would take the list as applied but not as a
+// list, and wait for nothing).
+func (p *published) listed(rv string) {
 	p.mu.Lock()
 	p.health.synced, p.health.failures = true, 0
+	p.lastRV = rv
 	p.lists++
 	p.mu.Unlock()
 	p.activity.Store(time.Now().UnixNano())
+	if p.onProgress != nil {
+		p.onProgress()
+	}
 }
 
 // setHealth records the state the reflector enters.
@@ -212,11 +220,11 @@ func (r *Reflector[T]) setHealth(st HealthState, until time.Time, failures int) 
 	r.pub.setHealth(st, until, failures)
 }
 
-// listed records a list that completed.
-func (r *Reflector[T]) listed() {
+// listed records a list that completed at version rv, and publishes rv.
+func (r *Reflector[T]) listed(rv string) {
 	r.resume.unconfirmed.Store(0) // a list confirms a restored cache
 	r.rep.listed()
-	r.pub.listed()
+	r.pub.listed(rv)
 }
 
 // Health returns a snapshot of the reflector's health. Synced is whether

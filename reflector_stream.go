@@ -51,7 +51,7 @@ type stream[T Object] struct {
 	onSkip  func()          // Metrics.Skipped, or nil
 	rep     *reporter
 	pub     *published
-	listed  func() // a streaming list's initial events are in
+	listed  func(rv string) // a streaming list's initial events are in, at rv
 
 	ctx     context.Context // the watch's: ends with the stall deadline
 	w       Watcher[T]
@@ -123,8 +123,8 @@ func (r *Reflector[T]) newStream(initial bool) *stream[T] {
 	}
 	if initial {
 		st.f.op, st.f.from = "watchlist", ""
-		st.listed = func() {
-			r.listed()
+		st.listed = func(rv string) {
+			r.listed(rv)
 			r.setHealth(StateWatching, time.Time{}, 0) // the stream goes on as a watch
 		}
 	}
@@ -326,8 +326,7 @@ func (st *stream[T]) initialEnd(ev Event[T]) (outcome, bool) {
 	}
 	st.f.inInitial = false
 	st.last = newVersion(ev.ResourceVersion)
-	st.pub.setLastRV(ev.ResourceVersion)
-	st.listed()
+	st.listed(ev.ResourceVersion)
 	return outcome{}, false
 }
 
