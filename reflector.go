@@ -181,6 +181,10 @@ func (r *Reflector[T]) listPage(ctx context.Context, s state) outcome {
 	if page.Continue != "" {
 		return outcome{cont: page.Continue, rv: page.ResourceVersion}
 	}
+	// The list's errors are forgotten before the sink ends the
+	// replacement, after which the cache may be synced: a program that
+	// waited for the sync must not find them in LastError.
+	r.rep.lastErr.clearAfterList()
 	if err := r.sink.EndReplace(); err != nil {
 		return outcome{err: err, sinkErr: true}
 	}

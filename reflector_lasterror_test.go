@@ -75,3 +75,49 @@ func TestWaitForSyncReturnsLastError(t *testing.T) {
 		}
 	})
 }
+
+// Once WaitForSync returns, the errors of the lists before the one that
+// synced are gone from LastError: the reflector forgets them before the
+// sink ends the list's replacement (after which the cache may be synced),
+// not after. (It forgot them after, so a program that read LastError as
+// soon as the sync was in could find the error of a list that had failed
+// before: kube-apiserver's TestIntegrationRBACGrantedLater failed so in
+// CI, with the 403 of the streaming list before the grant.)
+func TestLastErrorClearedBySync(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		name := "list"
+		if streaming {
+			name = "streaming list"
+		}
+		t.Run(name, func(t *testing.T) {
+			const rounds = 2000
+			stale := 0
+			for range rounds {
+				synctest.Test(t, func(t *testing.T) {
+					src := memory.New[*item](memory.Options{WatchList: streaming})
+					src.Create(newItem("ns", "a", "v1"))
+					if streaming {
+						src.FailWatches(1, errNotFound)
+					} else {
+						src.FailLists(1, errNotFound)
+					}
+					opts := quiet[*item](t, nil)
+					if streaming {
+						opts.Reflector.WatchList = informer.WatchListOn
+					}
+					inf := informer.New[*item](src, opts)
+					runInformer(t, inf)
+					if err := waitSynced(t, inf); err != nil {
+						t.Fatal(err)
+					}
+					if inf.LastError() != nil {
+						stale++
+					}
+				})
+			}
+			if stale > 0 {
+				t.Errorf("LastError still held an earlier list's error after WaitForSync in %d of %d rounds", stale, rounds)
+			}
+		})
+	}
+}

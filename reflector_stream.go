@@ -321,6 +321,7 @@ func (st *stream[T]) initialEnd(ev Event[T]) (outcome, bool) {
 	}
 	st.count.Store(math.MinInt64)
 	st.flush()
+	st.rep.lastErr.clearAfterList() // before the cache may be synced, as a List's
 	if err := st.sink.EndReplace(); err != nil {
 		return st.f.failed(err), true
 	}
