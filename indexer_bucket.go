@@ -1,6 +1,9 @@
 package informer
 
-import "sync/atomic"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // index is the buckets of one index, by value. It is shared by the copies
 // of an indexSet and changed under the Indexer's write lock.
@@ -100,6 +103,7 @@ func (x *index) add(v string, pos int32) {
 		if !x.list {
 			b.set = map[int32]struct{}{}
 		}
+		v = strings.Clone(v) // not a piece of the key (of a first list's shared block: see bulkOf)
 		x.buckets[v] = b
 		x.lastV, x.last = v, b
 	}
