@@ -37,6 +37,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/internal/apiserver"
+	"github.com/informer-go/informer/internal/kubefixture"
 	"github.com/informer-go/informer/kube"
 	"github.com/informer-go/informer/shard"
 	"github.com/informer-go/informer/shard/ring"
@@ -110,20 +111,9 @@ type counter struct {
 func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := c.base.RoundTrip(r)
 	if err == nil {
-		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.n}
+		resp.Body = &kubefixture.CountingBody{ReadCloser: resp.Body, N: &c.n}
 	}
 	return resp, err
-}
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	k, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(k))
-	return k, err
 }
 
 // seed creates the namespace and n ConfigMaps, 32 at a time.

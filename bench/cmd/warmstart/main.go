@@ -45,6 +45,7 @@ import (
 
 	"github.com/informer-go/informer"
 	"github.com/informer-go/informer/bench/workload"
+	"github.com/informer-go/informer/internal/kubefixture"
 	"github.com/informer-go/informer/kube"
 	kubesrc "github.com/informer-go/informer/source/kube"
 	corev1 "k8s.io/api/core/v1"
@@ -215,20 +216,9 @@ func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp, err := c.base.RoundTrip(r)
 	if err == nil {
-		resp.Body = &countingBody{resp.Body, &c.bytes}
+		resp.Body = &kubefixture.CountingBody{ReadCloser: resp.Body, N: &c.bytes}
 	}
 	return resp, err
-}
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
 }
 
 // measure takes the baseline before the informer and the peaks and
