@@ -206,7 +206,11 @@ const pendPageLen = 256
 
 // pendAt returns the pending entry at position at.
 func (f *DeltaFIFO[T]) pendAt(at int32) *pending[T] {
-	return &f.pages[at/pendPageLen][at%pendPageLen]
+	// Unsigned, so that the division is a shift and the index into the
+	// page needs no bounds check: pendAt is on every event's path a few
+	// times.
+	u := uint32(at)
+	return &f.pages[u/pendPageLen][u%pendPageLen]
 }
 
 // NewDeltaFIFO returns an empty DeltaFIFO.

@@ -25,6 +25,9 @@ func (s informerSink[T]) transform(obj T) (T, error) {
 
 // Add transforms obj and queues it as added.
 func (s informerSink[T]) Add(obj T) error {
+	if s.inf.opts.Transform == nil {
+		return s.inf.fifo.enqueue(DeltaAdded, obj)
+	}
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -34,6 +37,10 @@ func (s informerSink[T]) Add(obj T) error {
 
 // Update transforms obj and queues it as updated.
 func (s informerSink[T]) Update(obj T) error {
+	if s.inf.opts.Transform == nil {
+		// Every watch event's path: no call to transform.
+		return s.inf.fifo.enqueue(DeltaUpdated, obj)
+	}
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -92,8 +99,14 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 // Progress wakes the process loop, if it waits, to move the applied
 // version on (see Sink).
 func (s informerSink[T]) Progress() {
-	s.inf.snap.replace.CompareAndSwap(2, 0)
-	if s.inf.idle.Load() {
+	// Called for every event: a load first, as a compare-and-swap is a
+	// locked instruction even when it fails.
+	if s.inf.snap.replace.Load() == 2 {
+		s.inf.snap.replace.CompareAndSwap(2, 0)
+	}
+	// A wake-up already pending does: the loop reads the version after
+	// it takes the wake-up.
+	if s.inf.idle.Load() && len(s.inf.progress) == 0 {
 		select {
 		case s.inf.progress <- struct{}{}:
 		default:
