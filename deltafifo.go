@@ -91,9 +91,10 @@ type DeltaFIFOOptions[T Object] struct {
 	// KnownObjects is the cache the queue feeds. Without it a relist cannot
 	// produce deletions for objects that are only in the cache. With an
 	// *Indexer, the queue also keeps in its key table the keys its
-	// consumer stored (about 40 bytes per key that changed since the
-	// first list), so that queueing a change to a cached key is one
-	// lookup under the queue's lock.
+	// consumer stored, each with an entry that their next change is
+	// queued in (about 90 bytes per key that changed since the first
+	// list), so that queueing a change to a cached key is one lookup
+	// under the queue's lock and takes no entry of its own.
 	KnownObjects KnownObjects[T]
 }
 
@@ -114,21 +115,20 @@ type DeltaFIFO[T Object] struct {
 
 	mu    sync.Mutex
 	idle  sync.Cond // signalled when inflight drops to 0
-	items keyTable  // queued key → its pending deltas in pend; cached key → its known entry
+	items keyTable  // key → its entry in pages (queued, in flight or cached)
 	// keep: the known objects are an *Indexer, whose keys the key table
-	// keeps (see knownKey): knownKeys are the entries, knownFree the free
-	// ones (+ 1), nknown how many are in use.
-	keep      bool
-	knownKeys []knownKey
-	knownFree []int32
-	nknown    int
-	inuse     int // pending entries queued or in flight
-	// pages hold the queued keys' deltas by position (see pendAt); a key
-	// keeps its position until its consumer is done with it, so a push
-	// appends in place and a pop reads its deltas through the queue,
-	// without a map lookup. Positions below npend are in use or free;
-	// free ones are linked from freed (see pending.gen). Pages never move:
-	// growing copies nothing.
+	// keeps (see "Known keys" in deltafifo_keys.go); nknown is how many
+	// entries hold a cached key with nothing queued or in flight.
+	keep   bool
+	nknown int
+	inuse  int // entries queued or in flight
+	// pages hold the keys' entries by position (see pendAt): a queued
+	// key's deltas, and a cached key's string and position in the
+	// Indexer. A key keeps its position while it is queued, in flight or
+	// cached, so a push appends in place and a pop reads its deltas
+	// through the queue, without a map lookup. Positions below npend are
+	// in use or free; free ones are linked from freed (see pending.gen).
+	// Pages never move: growing copies nothing.
 	pages    []*[pendPageLen]pending[T]
 	npend    int32
 	freed    int32                    // the first free position + 1; 0: none
@@ -178,25 +178,39 @@ type bulk[T Object] struct {
 	initial bool
 }
 
-// pending is a queued key's deltas. The first delta is kept in one, so
-// that queueing a key allocates nothing; deltas grows out of it when a
-// second one arrives.
+// pending is a key's entry: its queued deltas, or, in the state
+// entryKnown, a cached key with nothing queued. The first delta is kept in
+// one, so that queueing a key allocates nothing; deltas grows out of it
+// when a second one arrives.
 type pending[T Object] struct {
-	key    string // the queued key, to share
+	key    string // the key, to share
 	deltas []Delta[T]
 	one    [1]Delta[T]
 	hash   uint32 // key's hash in DeltaFIFO.items
-	// gen is DeltaFIFO.gen of the last replacement that saw the key; in
-	// a free entry, the next free position + 1 (0: none).
+	// gen is DeltaFIFO.gen of the last replacement that saw the key while
+	// queued; in a free entry, the next free position + 1 (0: none).
 	gen uint32
-	// cached is the key's position + 1 in the known Indexer when it was
-	// queued, or 0: a hint that saves the consumer's Indexer a lookup by
+	// cached is the key's position + 1 in the known Indexer, as last
+	// known, or 0: a hint that saves the consumer's Indexer a lookup by
 	// key (Indexer.posHinted checks it), so that the key is looked up
 	// once per change, here, not twice.
 	cached  int32
-	kk      int32 // the key's known entry + 1, or 0
-	initial bool  // counted in DeltaFIFO.initial
+	state   entryState
+	initial bool // counted in DeltaFIFO.initial
+	// moved: in flight, and a change queued meanwhile went to a new
+	// entry, which the key's slot now points at.
+	moved bool
 }
+
+// entryState is what a pending entry holds.
+type entryState uint8
+
+const (
+	entryFree     entryState = iota
+	entryQueued              // deltas in the queue
+	entryInFlight            // deltas taken by a consumer, not yet done
+	entryKnown               // a cached key with nothing queued or in flight
+)
 
 // noPending is the position of a key that has nothing queued.
 const noPending = -1
@@ -319,7 +333,7 @@ func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) 
 		return f.pendAt(q.at).key, q, 0
 	}
 	if q.kk > 0 {
-		key = f.knownKeys[q.kk-1].key
+		key = f.pendAt(q.kk - 1).key
 		if f.replacing {
 			mark = f.marks.markOf(key)
 		}
@@ -349,50 +363,77 @@ func (f *DeltaFIFO[T]) pushLocked(key string, d Delta[T]) int32 {
 
 // pushAtLocked is pushLocked with the key already looked up (q, which no
 // change to the queue may have followed). It touches the key table only
-// to queue a new key.
+// to queue a new key, or one whose entry is in flight.
 func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 	at := q.at
-	if at == noPending {
-		if f.inuse++; f.inuse > f.peak {
-			f.peak = f.inuse
-		}
-		f.pushes++
-		if f.freed != 0 {
-			at = f.freed - 1
-			f.freed = int32(f.pendAt(at).gen)
-		} else {
-			at = f.npend
-			f.npend++
-			if int(at/pendPageLen) == len(f.pages) {
-				f.pages = append(f.pages, new([pendPageLen]pending[T]))
-			}
-		}
-		p := f.pendAt(at)
-		*p = pending[T]{key: key, hash: q.hash, cached: q.cached, kk: q.kk} // a free entry's link, or a drained one's
-		if !f.populated {
-			p.initial = true
-			f.initial++
-		}
-		if q.kk > 0 {
-			// A cached key: its slot holds its known entry.
-			f.items.slots[q.idx].at1 = at + 1
-		} else {
-			f.items.insert(q, at+1)
-		}
-		f.queue.Push(at)
-		f.nkeys++
-		if f.queue.Len() == 1 {
-			f.signal()
-		}
-	}
-	p := f.pendAt(at)
-	if p.deltas == nil {
-		// The first delta, in place.
-		p.one[0] = d
-		p.deltas = p.one[:1:1]
+	if at != noPending {
+		f.appendLocked(f.pendAt(at), d)
 		return at
 	}
-	f.appendLocked(p, d)
+	var p *pending[T]
+	if q.kk > 0 && f.pendAt(q.kk-1).state == entryKnown {
+		// The usual change, to a cached key: its entry is queued again,
+		// the key table is left as it is.
+		at = q.kk - 1
+		p = f.pendAt(at)
+		p.state, p.gen = entryQueued, 0
+		f.nknown--
+	} else {
+		at = f.newKeyLocked(key, q)
+		p = f.pendAt(at)
+	}
+	if f.inuse++; f.inuse > f.peak {
+		f.peak = f.inuse
+	}
+	f.pushes++
+	if !f.populated {
+		p.initial = true
+		f.initial++
+	}
+	// The first delta, in place.
+	p.one[0] = d
+	p.deltas = p.one[:1:1]
+	f.queue.Push(at)
+	f.nkeys++
+	if f.queue.Len() == 1 {
+		f.signal()
+	}
+	return at
+}
+
+// newKeyLocked gives key, which has nothing queued (q is its lookup) and
+// no entry or one in flight, a new queued entry, with no deltas yet, and
+// returns its position.
+func (f *DeltaFIFO[T]) newKeyLocked(key string, q qpos) int32 {
+	at := f.newEntryLocked()
+	np := f.pendAt(at)
+	np.key, np.hash, np.cached, np.state = key, q.hash, q.cached, entryQueued
+	if q.kk > 0 {
+		// In flight: the new entry takes the key's slot, and the one in
+		// flight is freed when it is done.
+		f.pendAt(q.kk - 1).moved = true
+		f.items.slots[q.idx].at1 = at + 1
+	} else {
+		f.items.insert(q, at+1)
+	}
+	return at
+}
+
+// newEntryLocked returns the position of a free entry, which is zero but
+// for its link (see pending.gen).
+func (f *DeltaFIFO[T]) newEntryLocked() int32 {
+	var at int32
+	if f.freed != 0 {
+		at = f.freed - 1
+		f.freed = int32(f.pendAt(at).gen)
+	} else {
+		at = f.npend
+		f.npend++
+		if int(at/pendPageLen) == len(f.pages) {
+			f.pages = append(f.pages, new([pendPageLen]pending[T]))
+		}
+	}
+	f.pendAt(at).gen = 0 // a free entry's link, or a drained one's
 	return at
 }
 

@@ -2,14 +2,14 @@ package informer
 
 import "hash/maphash"
 
-// keyTable is a DeltaFIFO's index of its keys: the queued ones, key →
-// position of the key's pending entry, and, when the known objects are an
-// *Indexer, the cached ones too, key → known entry (the key's string and
-// its position in the Indexer). It is an open-addressing table of 8-byte
-// slots (linear probing; deletion by backward shift, so it never fills
-// with deletion marks) that holds no strings: a slot has 32 bits of the
-// key's hash and where the entry is, and the key is read from the entry
-// when the hashes agree. Against a map[string]int32, queueing a new key
+// keyTable is a DeltaFIFO's index of its keys: key → position of the
+// key's entry (pending), for the keys queued or in flight and, when the
+// known objects are an *Indexer, the cached ones too (the entry then
+// holds the key's string and its position in the Indexer). It is an
+// open-addressing table of 8-byte slots (linear probing; deletion by
+// backward shift, so it never fills with deletion marks) that holds no
+// strings: a slot has 32 bits of the key's hash and where the entry is,
+// and the key is read from the entry when the hashes agree. Against a map[string]int32, queueing a new key
 // probes once for the lookup and the insert, and popping it hashes nothing
 // (the hash is kept in the pending entry). With the cached keys in it, a
 // change to a cached key is one probe under the queue's lock: no lookup in
@@ -21,35 +21,24 @@ type keyTable struct {
 	n     int
 }
 
-// keySlot is one slot of a keyTable: at1 > 0 is the position + 1 of a
-// queued key's pending entry, at1 < 0 is -(i + 1) for the known entry i of
-// a cached key with nothing queued, at1 == 0 is empty.
+// keySlot is one slot of a keyTable: at1 is the position + 1 of the key's
+// entry, or 0 for an empty slot.
 type keySlot struct {
 	hash uint32
 	at1  int32
 }
 
-// knownKey is a cached key in the key table (DeltaFIFO.knownKeys): the
-// key's string, shared with the Indexer's, and its position there + 1 (a
-// hint, see Indexer.posHinted). A queued key's pending entry refers to
-// it (pending.kk), so that popping the key puts it back in the key's
-// slot.
-type knownKey struct {
-	key    string
-	hash   uint32
-	cached int32
-}
-
-// qpos is what a lookup of a key found: the position of its pending
-// entry, or noPending when it has nothing queued; idx, the slot the probe
-// ended on (the key's, or the empty one where an insert of the key goes),
-// or -1; the key's known entry + 1 (kk), or 0.
+// qpos is what a lookup of a key found: the position of its entry when
+// the key is queued, or noPending; idx, the slot the probe ended on (the
+// key's, or the empty one where an insert of the key goes), or -1; kk,
+// the position + 1 of its entry when it has one but is not queued (it is
+// cached, or in flight), or 0.
 type qpos struct {
 	at   int32
 	idx  int32
 	hash uint32
 	// cached is the key's position in the known Indexer + 1 when it was
-	// found there or in its known entry (a hint, see Indexer.posHinted),
+	// found there or in its entry (a hint, see Indexer.posHinted),
 	// or 0.
 	cached int32
 	kk     int32
@@ -75,13 +64,12 @@ func findKey[T Object, K string | []byte](f *DeltaFIFO[T], h uint32, key K) qpos
 		case s.at1 == 0:
 			return qpos{at: noPending, idx: int32(i), hash: h}
 		case s.hash != h:
-		case s.at1 > 0:
-			if f.pendAt(s.at1-1).key == string(key) {
-				return qpos{at: s.at1 - 1, idx: int32(i), hash: h}
-			}
 		default:
-			if k := &f.knownKeys[-s.at1-1]; k.key == string(key) {
-				return qpos{at: noPending, idx: int32(i), hash: h, cached: k.cached, kk: -s.at1}
+			if p := f.pendAt(s.at1 - 1); p.key == string(key) {
+				if p.state == entryQueued {
+					return qpos{at: s.at1 - 1, idx: int32(i), hash: h}
+				}
+				return qpos{at: noPending, idx: int32(i), hash: h, cached: p.cached, kk: s.at1}
 			}
 		}
 	}
@@ -149,82 +137,67 @@ func (t *keyTable) resize(n int) {
 	}
 }
 
-// Known keys. A DeltaFIFO whose known objects are an *Indexer keeps a key
-// the consumer stored in the key table after its deltas are done (done
-// learns where the Indexer put it, applyBatch's KeyDeltas.stored), and
-// forgets it when a deletion is applied, so that the table holds the
-// cached keys. A key the Indexer holds without the table knowing it (a
-// bulk's, stored before its first change; a restored cache's; one written
-// to the Indexer directly) is looked up in the Indexer, as it would be
-// without the table. A key deleted from the Indexer directly stays in the
-// table until a deletion of it is queued and done, or a relist infers it:
-// only a position hint and a shared string that are out of date.
+// Known keys. A DeltaFIFO whose known objects are an *Indexer keeps the
+// entry of a key the consumer stored after its deltas are done (done
+// learns where the Indexer put it, applyBatch's KeyDeltas.cached), in the
+// state entryKnown, and frees it when a deletion is applied, so that the
+// table holds the cached keys: a change to one is queued in the key's
+// entry, found with one probe. A key the Indexer holds without the table
+// knowing it (a bulk's, stored before its first change; a restored
+// cache's; one written to the Indexer directly) is looked up in the
+// Indexer, as it would be without the table. A key deleted from the
+// Indexer directly stays in the table until a deletion of it is queued
+// and done, or a relist infers it: only a position hint and a shared
+// string that are out of date.
 
-// newKnownLocked returns a new known entry for key + 1.
-func (f *DeltaFIFO[T]) newKnownLocked(key string, h uint32, cached int32) int32 {
-	f.nknown++
-	if n := len(f.knownFree); n > 0 {
-		kk := f.knownFree[n-1]
-		f.knownFree = f.knownFree[:n-1]
-		f.knownKeys[kk-1] = knownKey{key: key, hash: h, cached: cached}
-		return kk
-	}
-	f.knownKeys = append(f.knownKeys, knownKey{key: key, hash: h, cached: cached})
-	return int32(len(f.knownKeys))
-}
-
-// keptLocked records what the consumer did with the key of the pending
-// entry p, whose deltas are done: stored (at position cached - 1) or not.
-// It keeps the key in the table while it is cached.
-func (f *DeltaFIFO[T]) keptLocked(p *pending[T], stored bool, cached int32) {
-	if stored && p.kk > 0 {
-		// The usual case, a change to a cached key. (With several
-		// consumers, the entry may have been freed and reused meanwhile:
-		// then another key gets a wrong hint, which posHinted checks.)
-		if cached != p.cached {
-			f.knownKeys[p.kk-1].cached = cached
-		}
-		return
-	}
-	q := findKey(f, p.hash, p.key)
+// doneEntryLocked ends the flight of the entry at position at, whose
+// deltas the consumer is done with: kept (cached at position cached - 1),
+// the entry holds the cached key; else it is freed, and the key leaves
+// the table.
+func (f *DeltaFIFO[T]) doneEntryLocked(at int32, keep bool, cached int32) {
+	p := f.pendAt(at)
 	switch {
-	case !stored:
-		if q.kk > 0 {
-			// Deleted, and nothing queued for it since: forget it. (If
-			// it is queued again, popping that decides.)
-			f.items.remove(p.hash, -q.kk)
-			f.knownKeys[q.kk-1] = knownKey{}
-			f.knownFree = append(f.knownFree, q.kk)
-			f.nknown--
+	case p.moved:
+		// A newer entry holds the key: it gets the position.
+		if keep {
+			q := findKey(f, p.hash, p.key)
+			if q.at != noPending {
+				f.pendAt(q.at).cached = cached
+			} else if q.kk > 0 {
+				f.pendAt(q.kk - 1).cached = cached
+			}
 		}
-	case q.kk > 0:
-		f.knownKeys[q.kk-1].cached = cached
-	case q.at != noPending:
-		// Queued again since: the pending entry gets the known one.
-		if np := f.pendAt(q.at); np.kk == 0 {
-			np.kk = f.newKnownLocked(np.key, np.hash, cached)
-		} else {
-			f.knownKeys[np.kk-1].cached = cached
-		}
+	case keep:
+		p.deltas, p.one[0] = nil, Delta[T]{}
+		p.cached, p.state, p.initial = cached, entryKnown, false
+		f.nknown++
+		return
 	default:
-		kk := f.newKnownLocked(p.key, p.hash, cached)
-		f.items.insert(q, -kk)
+		f.items.remove(p.hash, at+1)
 	}
+	*p = pending[T]{gen: uint32(f.freed)}
+	f.freed = at + 1
 }
 
-// shrinkKnownLocked moves the known entries down over the free ones when
-// most are free; nothing may be queued or in flight (no pending entry
-// refers to them).
-func (f *DeltaFIFO[T]) shrinkKnownLocked() {
-	if len(f.knownKeys) < 1024 || f.nknown*4 > len(f.knownKeys) {
+// compactLocked moves the cached keys' entries to the first positions
+// when most entries are free; nothing may be queued or in flight (only
+// the key table refers to entries).
+func (f *DeltaFIFO[T]) compactLocked() {
+	if f.npend < 1024 || int(f.npend) < 4*f.nknown {
 		return
 	}
-	keys := make([]knownKey, 0, 2*f.nknown)
+	pages := make([]*[pendPageLen]pending[T], 0, (2*f.nknown+pendPageLen-1)/pendPageLen)
+	n := int32(0)
 	for i, s := range f.items.slots {
-		if s.at1 < 0 {
-			keys = append(keys, f.knownKeys[-s.at1-1])
-			f.items.slots[i].at1 = -int32(len(keys))
+		if s.at1 == 0 {
+			continue
 		}
+		if int(n/pendPageLen) == len(pages) {
+			pages = append(pages, new([pendPageLen]pending[T]))
+		}
+		pages[n/pendPageLen][n%pendPageLen] = *f.pendAt(s.at1 - 1)
+		n++
+		f.items.slots[i].at1 = n
 	}
-	f.knownKeys, f.knownFree = keys, nil
+	f.pages, f.npend, f.freed = pages, n, 0
 }

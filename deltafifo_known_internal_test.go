@@ -10,10 +10,10 @@ import (
 )
 
 // checkKeyTable checks, with nothing in flight, that a DeltaFIFO keeping
-// its known keys has every queued key's slot pointing at its pending
-// entry, every other slot at a live known entry nothing refers to, and
-// counts that add up; every key the table knows as cached is in ix
-// unless gone is true for it (deleted from ix directly).
+// its known keys has every slot pointing at a queued or a cached key's
+// entry, found by its key, and counts that add up; every key the table
+// knows as cached is in ix unless gone is true for it (deleted from ix
+// directly).
 func checkKeyTable(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], gone map[string]bool) {
 	t.Helper()
 	f.mu.Lock()
@@ -21,44 +21,45 @@ func checkKeyTable(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], gone m
 	if f.inflight != 0 {
 		t.Fatal("a batch in flight")
 	}
-	n, queued, known, referred := 0, 0, 0, 0
+	n, queued, known := 0, 0, 0
 	for i, s := range f.items.slots {
-		switch {
-		case s.at1 == 0:
+		if s.at1 == 0 {
 			continue
-		case s.at1 > 0:
-			p := f.pendAt(s.at1 - 1)
-			if p.deltas == nil || f.items.hashString(p.key) != s.hash {
-				t.Fatalf("slot %d: pending entry of %q with %d deltas", i, p.key, len(p.deltas))
-			}
-			if q := f.queuedLocked(p.key); q.at != s.at1-1 {
-				t.Fatalf("%q queued at %d, found at %d", p.key, s.at1-1, q.at)
+		}
+		p := f.pendAt(s.at1 - 1)
+		if f.items.hashString(p.key) != s.hash || p.moved {
+			t.Fatalf("slot %d: entry %+v", i, p)
+		}
+		q := f.queuedLocked(p.key)
+		switch p.state {
+		case entryQueued:
+			if p.deltas == nil || q.at != s.at1-1 {
+				t.Fatalf("%q queued at %d with %d deltas, found at %+v", p.key, s.at1-1, len(p.deltas), q)
 			}
 			queued++
-			if p.kk > 0 {
-				referred++
-				if k := f.knownKeys[p.kk-1]; k.key != p.key {
-					t.Fatalf("%q refers to the known entry of %q", p.key, k.key)
-				}
+		case entryKnown:
+			if p.deltas != nil || q.at != noPending || q.kk != s.at1 {
+				t.Fatalf("%q cached at %d with %d deltas, found at %+v", p.key, s.at1-1, len(p.deltas), q)
 			}
-		default:
-			k := f.knownKeys[-s.at1-1]
-			if k.key == "" || k.hash != s.hash {
-				t.Fatalf("slot %d: known entry %+v", i, k)
-			}
-			if q := f.queuedLocked(k.key); q.at != noPending || q.kk != -s.at1 {
-				t.Fatalf("%q: lookup found %+v", k.key, q)
-			}
-			if _, ok := ix.posOf(k.key); !ok && !gone[k.key] {
-				t.Fatalf("%q known as cached, not in the Indexer", k.key)
+			if _, ok := ix.posOf(p.key); !ok && !gone[p.key] {
+				t.Fatalf("%q known as cached, not in the Indexer", p.key)
 			}
 			known++
+		default:
+			t.Fatalf("slot %d: %q in state %d", i, p.key, p.state)
 		}
 		n++
 	}
-	if n != f.items.n || queued != f.inuse || known+referred != f.nknown || f.nknown+len(f.knownFree) != len(f.knownKeys) {
-		t.Fatalf("table: %d slots (n %d), %d queued (inuse %d), %d known + %d referred (nknown %d), %d free of %d",
-			n, f.items.n, queued, f.inuse, known, referred, f.nknown, len(f.knownFree), len(f.knownKeys))
+	free := 0
+	for at := f.freed; at != 0; at = int32(f.pendAt(at - 1).gen) {
+		if p := f.pendAt(at - 1); p.state != entryFree || p.key != "" {
+			t.Fatalf("free entry %d: %+v", at-1, p)
+		}
+		free++
+	}
+	if n != f.items.n || queued != f.inuse || known != f.nknown || int(f.npend) < n+free {
+		t.Fatalf("table: %d slots (n %d), %d queued (inuse %d), %d known (nknown %d), %d free, npend %d",
+			n, f.items.n, queued, f.inuse, known, f.nknown, free, f.npend)
 	}
 }
 
@@ -243,7 +244,156 @@ func TestDeltaFIFOKnownKeysMany(t *testing.T) {
 	if f.items.n != 0 || f.nknown != 0 || ix.Len() != 0 {
 		t.Fatalf("after deleting every key: %d slots, %d known, %d cached", f.items.n, f.nknown, ix.Len())
 	}
-	if len(f.knownKeys) != 0 {
-		t.Fatalf("%d known entries kept after every key was deleted", len(f.knownKeys))
+	if f.npend != 0 {
+		t.Fatalf("%d entries kept after every key was deleted", f.npend)
+	}
+}
+
+// A change queued while the key's entry is in flight goes to a new entry,
+// which takes the key's slot; the one in flight is freed when it is done,
+// and the new one gets from it where the Indexer stored the key. Two
+// consumers may each hold an entry of the key, done in either order.
+func TestDeltaFIFOPushWhileInFlight(t *testing.T) {
+	type step struct {
+		op  string // "update", "delete", "take" (one key, into a new hold), "done" (hold i), "cached" (k0 added to the Indexer first)
+		arg int
+	}
+	cases := []struct {
+		name   string
+		steps  []step
+		cached bool // k0 is in the Indexer at the end
+	}{
+		{"update of a cached key in flight", []step{{"cached", 0}, {"update", 0}, {"take", 0}, {"update", 0}, {"done", 0}}, true},
+		{"update of a new key in flight", []step{{"update", 0}, {"take", 0}, {"update", 0}, {"done", 0}}, true},
+		{"add while its deletion is in flight", []step{{"cached", 0}, {"delete", 0}, {"take", 0}, {"update", 0}, {"done", 0}}, true},
+		{"deletion while an update is in flight", []step{{"cached", 0}, {"update", 0}, {"take", 0}, {"delete", 0}, {"done", 0}}, false},
+		{"two in flight, done in order", []step{{"update", 0}, {"take", 0}, {"update", 0}, {"take", 0}, {"update", 0}, {"done", 0}, {"done", 1}}, true},
+		{"two in flight, done out of order", []step{{"update", 0}, {"take", 0}, {"update", 0}, {"take", 0}, {"update", 0}, {"done", 1}, {"done", 0}}, true},
+		{"deleted by the second, first done last", []step{{"cached", 0}, {"update", 0}, {"take", 0}, {"delete", 0}, {"take", 0}, {"done", 1}, {"done", 0}}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+			f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+			// Other keys, cached, so that k0 is not the Indexer's only one.
+			for i := 1; i <= 5; i++ {
+				f.Update(bo("k"+strconv.Itoa(i), "1"))
+			}
+			drainApplied(t, f, ix)
+			type hold struct {
+				batch   []KeyDeltas[*bobj]
+				initial int
+			}
+			var holds []*hold
+			v := 1
+			for _, s := range tc.steps {
+				v++
+				switch s.op {
+				case "cached":
+					f.Update(bo("k0", "1"))
+					drainApplied(t, f, ix)
+				case "update":
+					f.Update(bo("k0", strconv.Itoa(v)))
+				case "delete":
+					f.Delete(bo("k0", strconv.Itoa(v)))
+				case "take":
+					batch, initial, err := f.take(nil, 1)
+					if err != nil || len(batch) != 1 || batch[0].Key != "ns/k0" {
+						t.Fatalf("take: %v %v", batch, err)
+					}
+					ix.applyBatch(batch, nil)
+					holds = append(holds, &hold{batch, initial})
+				case "done":
+					h := holds[s.arg]
+					f.done(h.batch, h.initial)
+				}
+			}
+			// What is still queued has where the Indexer holds the key.
+			if pos, ok := ix.posOf("ns/k0"); ok {
+				f.mu.Lock()
+				q := f.queuedLocked("ns/k0")
+				f.mu.Unlock()
+				if q.at != noPending && f.pendAt(q.at).cached != pos+1 {
+					t.Fatalf("k0 at %d in the Indexer, queued with the hint %d", pos, f.pendAt(q.at).cached)
+				}
+			}
+			drainApplied(t, f, ix)
+			checkKeyTable(t, f, ix, nil)
+			pos, ok := ix.posOf("ns/k0")
+			if ok != tc.cached {
+				t.Fatalf("k0 cached = %v, want %v", ok, tc.cached)
+			}
+			f.mu.Lock()
+			q := f.queuedLocked("ns/k0")
+			live := f.items.n
+			free := 0
+			for at := f.freed; at != 0; at = int32(f.pendAt(at - 1).gen) {
+				free++
+			}
+			npend := int(f.npend)
+			f.mu.Unlock()
+			if ok && (q.kk == 0 || q.cached != int32(pos)+1) {
+				t.Fatalf("k0 at %d in the Indexer, the queue's entry says %+v", pos, q)
+			}
+			if !ok && (q.kk != 0 || q.at != noPending) {
+				t.Fatalf("k0 deleted, still in the key table: %+v", q)
+			}
+			if live+free != npend {
+				t.Fatalf("%d entries live, %d free, %d in all: an entry leaked", live, free, npend)
+			}
+		})
+	}
+}
+
+// drainApplied pops every queued key as an Informer does.
+func drainApplied(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj]) {
+	t.Helper()
+	for f.Len() > 0 {
+		batch, initial, err := f.take(nil, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.applyBatch(batch, nil)
+		f.done(batch, initial)
+	}
+}
+
+// When most entries are free after the queue drained, the cached keys'
+// entries move to the first positions; their keys are found there, with
+// their positions in the Indexer, and can be changed as before.
+func TestDeltaFIFOKnownCompact(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	const n, kept = 4000, 500
+	for i := range n {
+		f.Update(bo("k"+strconv.Itoa(i), "1"))
+	}
+	drainApplied(t, f, ix)
+	if f.npend != n {
+		t.Fatalf("%d entries for %d keys", f.npend, n)
+	}
+	for i := kept; i < n; i++ {
+		f.Delete(bo("k"+strconv.Itoa(i), "2"))
+	}
+	drainApplied(t, f, ix)
+	checkKeyTable(t, f, ix, nil)
+	if f.npend != kept || f.freed != 0 || f.nknown != kept {
+		t.Fatalf("after deleting %d of %d keys: %d entries, free list %d, %d known", n-kept, n, f.npend, f.freed, f.nknown)
+	}
+	for i := range kept {
+		key := "ns/k" + strconv.Itoa(i)
+		pos, ok := ix.posOf(key)
+		f.mu.Lock()
+		q := f.queuedLocked(key)
+		f.mu.Unlock()
+		if !ok || q.kk == 0 || q.cached != int32(pos)+1 {
+			t.Fatalf("%s: in the Indexer at %d (%v), the queue's entry says %+v", key, pos, ok, q)
+		}
+		f.Update(bo("k"+strconv.Itoa(i), "3"))
+	}
+	drainApplied(t, f, ix)
+	checkKeyTable(t, f, ix, nil)
+	if f.npend != kept || ix.Len() != kept {
+		t.Fatalf("after updating the kept keys: %d entries, %d cached", f.npend, ix.Len())
 	}
 }

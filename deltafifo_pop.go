@@ -87,13 +87,9 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		at := f.queue.Pop()
 		f.nkeys--
 		p := f.pendAt(at)
-		if p.kk > 0 {
-			// Back to the key's known entry: a change queued from now on
-			// gets a new pending entry.
-			f.items.slots[f.items.slotOf(p.hash, at+1)].at1 = -p.kk
-		} else {
-			f.items.remove(p.hash, at+1)
-		}
+		// The key stays in the table: a change queued while it is in
+		// flight gets a new entry (see queueKeyLocked).
+		p.state = entryInFlight
 		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
 		if p.initial {
 			initial++
@@ -112,29 +108,30 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	defer f.mu.Unlock()
 	for i := range batch {
 		if !batch[i].fromBulk {
+			// Keep the key's entry if the consumer stored it: as the
+			// Indexer says (applyBatch), else as the deltas say.
+			at := batch[i].at
+			p := f.pendAt(at)
+			keep, cached := false, p.cached
 			if f.keep {
-				// Keep the key in the table if the consumer stored it:
-				// as the Indexer says (applyBatch), else as the deltas
-				// say.
-				p := f.pendAt(batch[i].at)
-				switch c := batch[i].cached; {
-				case !batch[i].applied:
-					f.keptLocked(p, batch[i].Deltas[len(batch[i].Deltas)-1].Type != DeltaDeleted, p.cached)
-				case c == 0 || p.kk == 0:
-					f.keptLocked(p, c > 0, c)
-				case c != p.cached:
-					// A change to a cached key that moved (keptLocked's
-					// usual case, inline).
-					f.knownKeys[p.kk-1].cached = c
+				if batch[i].applied {
+					keep, cached = batch[i].cached > 0, batch[i].cached
+				} else {
+					keep = batch[i].Deltas[len(batch[i].Deltas)-1].Type != DeltaDeleted
 				}
 			}
-			// A single delta is in its pending entry, cleared below.
 			if d := batch[i].Deltas; cap(d) > 1 {
 				f.recycleLocked(d)
 			}
-			at := batch[i].at
-			*f.pendAt(at) = pending[T]{gen: uint32(f.freed)}
-			f.freed = at + 1
+			if keep && !p.moved {
+				// The usual case: the entry holds the cached key
+				// (doneEntryLocked's, in line).
+				p.deltas, p.one[0] = nil, Delta[T]{}
+				p.cached, p.state, p.initial = cached, entryKnown, false
+				f.nknown++
+			} else {
+				f.doneEntryLocked(at, keep, cached)
+			}
 			f.inuse--
 			if f.replacing && f.marks != nil && batch[i].gen == f.gen {
 				// Applied to the cache by now: the mark moves there.
@@ -164,17 +161,21 @@ func (f *DeltaFIFO[T]) recycleLocked(d []Delta[T]) {
 
 // drainedLocked tidies up when no key is queued or in flight (bulks aside).
 func (f *DeltaFIFO[T]) drainedLocked() {
-	// Positions start from 0 again. The array and the key table are
-	// kept for the next backlog, unless backlogs of their size have
-	// stopped coming (the table: and it holds no cached keys). Free
-	// entries are zero but for their links, which a new use overwrites.
+	if f.nknown > 0 {
+		// The cached keys' entries stay where they are, unless most
+		// entries are free.
+		f.compactLocked()
+		f.peak = 0
+		return
+	}
+	// Nothing in the table: positions start from 0 again. The array
+	// and the key table are kept for the next backlog, unless backlogs
+	// of their size have stopped coming. Free entries are zero but for
+	// their links, which a new use overwrites.
 	f.npend, f.freed = 0, 0
 	if ring.Shrink(len(f.pages)*pendPageLen, f.peak, &f.pushes) {
 		f.pages = nil
-		if f.items.n == 0 {
-			f.items.slots = nil
-		}
+		f.items.slots = nil
 	}
 	f.peak = 0
-	f.shrinkKnownLocked()
 }

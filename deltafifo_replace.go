@@ -315,12 +315,14 @@ func (f *DeltaFIFO[T]) vanishBulkLocked() {
 // key leaves the key table as it is.
 func (f *DeltaFIFO[T]) vanishQueuedLocked() {
 	for _, s := range f.items.slots {
-		if s.at1 <= 0 {
-			continue // empty, or a cached key with nothing queued
+		if s.at1 == 0 {
+			continue
 		}
 		at := s.at1 - 1
 		p := f.pendAt(at)
-		if f.seenLocked(p.key, at, 0) {
+		if p.state != entryQueued || f.seenLocked(p.key, at, 0) {
+			// A cached key with nothing queued (nothing is in flight
+			// here), or one the replacement saw.
 			continue
 		}
 		last := p.deltas[len(p.deltas)-1]
