@@ -34,7 +34,7 @@ type Informer[T Object] struct {
 	stopped  chan struct{}
 	isSynced bool // process loop
 
-	notes   []keyedNote[T] // process loop scratch
+	notes   noteBatch[T] // process loop scratch
 	results []applyResult[T]
 	detect  *mutationDetector[T] // nil unless Options.DetectMutations
 	snap    snapshots[T]         // warm restarts: see snapshot_informer.go

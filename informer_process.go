@@ -13,15 +13,6 @@ type applyResult[T Object] struct {
 	err     error
 }
 
-type keyedNote[T Object] struct {
-	key string
-	n   notification[T]
-	// unchanged marks an update from a relist that found the object at
-	// the resourceVersion the cache had: only listeners that asked for
-	// such confirmations (HandlerOptions.RelistUnchanged) get it.
-	unchanged bool
-}
-
 // processLoop pops deltas, applies them to the cache, and hands the
 // notifications to the listeners, until ctx ends.
 func (inf *Informer[T]) processLoop(ctx context.Context) {
@@ -126,40 +117,55 @@ func (inf *Informer[T]) checkSynced(empty bool) bool {
 // process applies a batch to the cache, then hands its notifications out.
 func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	results := inf.ix.applyBatch(batch, inf.results[:0])
-	notes := inf.notes[:0]
-	r := 0
-	for _, kd := range batch {
+	nb := &inf.notes
+	nb.grow(len(results)) // at most one note per delta
+	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
+	w, r := 0, 0
+	for i := range batch {
+		kd := &batch[i]
 		for _, d := range kd.Deltas {
+			res := &results[r]
+			r++
 			if inf.detect != nil {
-				inf.detectMutation(kd.Key, d, &results[r])
+				inf.detectMutation(kd.Key, d, res)
 			}
 			// The usual deltas, a watch's update of a cached key and the
 			// add of a new one, make their notes here (noteOf's cases,
 			// inlined for these); noteOf makes the others, and the
 			// updates while a restored cache may be replayed (it leaves
 			// the replay out).
-			if res := &results[r]; res.err == nil && d.Type == DeltaUpdated && res.existed && !inf.snap.replaying {
-				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}})
-			} else if res.err == nil && d.Type != DeltaDeleted && !res.existed {
-				notes = append(notes, keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}})
-			} else if n, ok := inf.noteOf(&kd, d, res); ok {
-				notes = append(notes, n)
+			var m uint8
+			var old T
+			switch {
+			case res.err == nil && d.Type == DeltaUpdated && res.existed && !inf.snap.replaying:
+				m, old = uint8(notifyUpdate), res.old
+			case res.err == nil && d.Type != DeltaDeleted && !res.existed:
+				m = metaOf(notifyAdd, !inf.isSynced)
+			default:
+				n, unchanged, ok := inf.noteOf(kd, d, res)
+				if !ok {
+					continue
+				}
+				m, old = metaOf(n.kind, n.flag), n.old
+				if unchanged {
+					m |= unchangedBit
+					nb.unchanged++
+				}
 			}
-			r++
+			olds[w], news[w], metas[w], keys[w] = old, d.Object, m, int32(i)
+			w++
 		}
 	}
-	if len(notes) > 0 {
-		inf.hand(notes)
+	nb.old, nb.new, nb.meta, nb.key = olds[:w], news[:w], metas[:w], keys[:w]
+	if w > 0 {
+		inf.hand(nb, batch)
 	}
-	clear(notes)
+	nb.reset(64 * inf.opts.BatchSize) // an outsized batch: do not keep its scratch
 	clear(results)
-	if cap(notes) > 64*inf.opts.BatchSize {
-		notes = nil // an outsized batch: do not keep its scratch
-	}
 	if cap(results) > 64*inf.opts.BatchSize {
 		results = nil
 	}
-	inf.notes, inf.results = notes[:0], results[:0]
+	inf.results = results[:0]
 }
 
 // detectMutation checks the object that delta d of key replaced or
@@ -179,19 +185,22 @@ func (inf *Informer[T]) detectMutation(key string, d Delta[T], res *applyResult[
 
 // noteOf is the notification of delta d of kd, which the cache applied with
 // result res; ok is false when there is none (a failure, reported, or the
-// deletion of a key the cache did not hold).
-func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]) (keyedNote[T], bool) {
+// deletion of a key the cache did not hold). unchanged marks an update
+// from a relist that found the object at the resourceVersion the cache
+// had: only listeners that asked for such confirmations
+// (HandlerOptions.RelistUnchanged) get it.
+func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]) (n notification[T], unchanged, ok bool) {
 	if res.err != nil {
 		inf.report(res.err)
 	}
 	if d.Type == DeltaDeleted {
-		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}}, res.existed
+		return notification[T]{new: d.Object, kind: notifyDelete, flag: d.FinalStateUnknown}, false, res.existed
 	}
 	if res.err != nil || inf.snap.replaying && inf.replayed(kd, d, res) {
-		return keyedNote[T]{}, false
+		return n, false, false
 	}
 	if !res.existed {
-		return keyedNote[T]{key: kd.Key, n: notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}}, true
+		return notification[T]{new: d.Object, kind: notifyAdd, flag: !inf.isSynced}, false, true
 	}
 	if kd.fromBulk {
 		// A bulk is a first list into an empty cache: the key was already
@@ -202,24 +211,19 @@ func (inf *Informer[T]) noteOf(kd *KeyDeltas[T], d Delta[T], res *applyResult[T]
 	// confirmation: the version in the cache, or the one an earlier delta of
 	// this batch gave it (a watch event, or another relist queued while the
 	// loop was behind).
-	unchanged := d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
+	unchanged = d.Type == DeltaReplaced && !kd.fromBulk && sameVersion(res.old, d.Object)
 	if unchanged && inf.snap.replaying && !inf.snap.trusted.Load() {
 		unchanged = sameState(res.old, d.Object)
 	}
-	return keyedNote[T]{kd.Key, notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged}, true
+	return notification[T]{old: res.old, new: d.Object, kind: notifyUpdate}, unchanged, true
 }
 
-// hand hands notes to every listener: those that asked for a relist's
-// confirmations get them too.
-func (inf *Informer[T]) hand(notes []keyedNote[T]) {
+// hand hands the notes of batch to every listener: those that asked for a
+// relist's confirmations get them too.
+func (inf *Informer[T]) hand(nb *noteBatch[T], batch []KeyDeltas[T]) {
 	for _, l := range inf.snapshotListeners() {
 		l.mu.Lock()
-		for i := range notes {
-			if notes[i].unchanged && !l.relistUnchanged {
-				continue
-			}
-			l.pushLocked(notes[i].key, notes[i].n)
-		}
+		l.pushNotesLocked(nb, batch)
 		l.mu.Unlock()
 		l.signal()
 	}

@@ -49,15 +49,11 @@ type qslot[T Object] struct {
 
 func (s qslot[T]) get() notification[T] {
 	m := s.seg.meta[s.i]
-	return notification[T]{old: s.seg.old[s.i], new: s.seg.new[s.i], kind: notifyKind(m &^ flagBit), flag: m&flagBit != 0}
+	return notification[T]{old: s.seg.old[s.i], new: s.seg.new[s.i], kind: notifyKind(m & kindMask), flag: m&flagBit != 0}
 }
 
 func (s qslot[T]) set(n notification[T]) {
-	m := uint8(n.kind)
-	if n.flag {
-		m |= flagBit
-	}
-	s.seg.old[s.i], s.seg.new[s.i], s.seg.meta[s.i] = n.old, n.new, m
+	s.seg.old[s.i], s.seg.new[s.i], s.seg.meta[s.i] = n.old, n.new, metaOf(n.kind, n.flag)
 }
 
 // notifyQueue is a growable ring of notifications built from fixed segments:
@@ -106,19 +102,7 @@ func (q *notifyQueue[T]) pop() notification[T] {
 	p.set(notification[T]{})
 	q.hi++
 	q.len--
-	switch {
-	case q.len == 0:
-		// One segment left (head == tail): rewind it. Any other was
-		// released as the head moved on.
-		q.hi, q.ti = 0, 0
-	case q.hi == segmentLen:
-		old := q.head
-		q.head, q.hi = old.next, 0
-		old.next = nil
-		if q.spare == nil {
-			q.spare = old
-		}
-	}
+	q.afterPop()
 	return n
 }
 
@@ -271,24 +255,6 @@ func (l *listener[T]) checkSyncedLocked() {
 	}
 }
 
-// takeLocked moves up to len(batch) notifications from the queue into
-// batch, forgetting the coalescing slots of their keys, and returns how
-// many; the caller holds l.mu.
-func (l *listener[T]) takeLocked(batch *[listenerBatch]notification[T]) int {
-	n := min(l.q.len, len(batch))
-	for i := range n {
-		if len(l.slotKeys) > 0 {
-			p := l.q.front()
-			if key, ok := l.slotKeys[p]; ok {
-				delete(l.slotKeys, p)
-				delete(l.slots, key)
-			}
-		}
-		batch[i] = l.q.pop()
-	}
-	return n
-}
-
 // run calls the handler for each queued notification until the listener is
 // removed or ctx ends.
 func (l *listener[T]) run(ctx context.Context) {
@@ -308,7 +274,7 @@ func (l *listener[T]) run(ctx context.Context) {
 			<-ran
 		}
 	}()
-	var batch [listenerBatch]notification[T]
+	var batch noteRun[T]
 	done := ctx.Done() // read once: a cancelCtx's Done costs an atomic load and a call
 	l.mu.Lock()
 	for {
@@ -338,9 +304,10 @@ func (l *listener[T]) run(ctx context.Context) {
 		l.mu.Unlock()
 		called, stopped := 0, false
 		for called < n && !stopped {
-			called, stopped = l.callFrom(batch[:n], called)
+			called, stopped = l.callFrom(&batch, n, called)
 		}
-		clear(batch[:n])
+		clear(batch.old[:n])
+		clear(batch.new[:n])
 		l.batchLeft.Store(0)
 		l.mu.Lock()
 		l.handled += uint64(called)
@@ -351,14 +318,15 @@ func (l *listener[T]) run(ctx context.Context) {
 // listenerBatch is how many notifications a listener takes per lock.
 const listenerBatch = 32
 
-// callFrom calls the handler with ns[j:], in order, and returns the index
-// after the last call made; stopped is true when the listener stopped
-// before the end. A panic is contained here, once for the calls of a batch
-// rather than once per call (a deferred recover costs ~30 instructions):
-// the panicking call counts as made, and the caller calls on from the next
-// one. A handler that ends its goroutine (runtime.Goexit, as in a failing
-// test) cannot be contained: it is reported, and the listener stops.
-func (l *listener[T]) callFrom(ns []notification[T], j int) (next int, stopped bool) {
+// callFrom calls the handler with r's notifications from j to n, in
+// order, and returns the index after the last call made; stopped is true
+// when the listener stopped before n. A panic is contained here, once for
+// the calls of a batch rather than once per call (a deferred recover costs
+// ~30 instructions): the panicking call counts as made, and the caller
+// calls on from the next one. A handler that ends its goroutine
+// (runtime.Goexit, as in a failing test) cannot be contained: it is
+// reported, and the listener stops.
+func (l *listener[T]) callFrom(r *noteRun[T], n, j int) (next int, stopped bool) {
 	returned := false
 	defer func() {
 		if returned {
@@ -371,7 +339,8 @@ func (l *listener[T]) callFrom(ns []notification[T], j int) (next int, stopped b
 			l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
 		}
 	}()
-	for ; j < len(ns); j++ {
+	meta, old, new := r.meta[:n], r.old[:n], r.new[:n]
+	for ; j < len(meta); j++ {
 		l.batchLeft.Add(-1)
 		if l.stopped.Load() {
 			returned = true
@@ -380,18 +349,18 @@ func (l *listener[T]) callFrom(ns []notification[T], j int) (next int, stopped b
 		if l.timed {
 			if l.sampled++; l.sampled == HandlerSample {
 				l.sampled = 0
-				l.callTimed(ns[j])
+				l.callTimed(r.at(j))
 				continue
 			}
 		}
 		// dispatch, inline.
-		switch n := &ns[j]; n.kind {
+		switch m := meta[j]; notifyKind(m & kindMask) {
 		case notifyUpdate:
-			l.h.OnUpdate(n.old, n.new)
+			l.h.OnUpdate(old[j], new[j])
 		case notifyAdd:
-			l.h.OnAdd(n.new, n.flag)
+			l.h.OnAdd(new[j], m&flagBit != 0)
 		case notifyDelete:
-			l.h.OnDelete(Deleted[T]{Object: n.new, FinalStateUnknown: n.flag})
+			l.h.OnDelete(Deleted[T]{Object: new[j], FinalStateUnknown: m&flagBit != 0})
 		}
 	}
 	returned = true

@@ -75,7 +75,8 @@ func TestWakeAfterPush(t *testing.T) {
 		call func(inf *Informer[*bobj], l *listener[*bobj])
 	}{
 		{"hand", func(inf *Informer[*bobj], _ *listener[*bobj]) {
-			inf.hand([]keyedNote[*bobj]{{key: "ns/a", n: notification[*bobj]{new: bo("a", "1"), kind: notifyAdd}}})
+			nb := noteBatch[*bobj]{old: []*bobj{nil}, new: []*bobj{bo("a", "1")}, meta: []uint8{uint8(notifyAdd)}, key: []int32{0}}
+			inf.hand(&nb, []KeyDeltas[*bobj]{{Key: "ns/a"}})
 		}},
 		{"resync", func(inf *Informer[*bobj], l *listener[*bobj]) {
 			rs := newResyncer[*bobj]()

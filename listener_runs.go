@@ -1,0 +1,169 @@
+package informer
+
+// Runs: the process loop hands a batch's notifications to each listener,
+// and a listener takes them from its queue, a run at a time, by columns as
+// a segment stores them: a few copies per batch instead of a call and
+// three stores per notification.
+
+// unchangedBit marks, in a noteBatch's meta, a relist's confirmation
+// (keyedNote's unchanged): only listeners with RelistUnchanged get it. In
+// a queue it is ignored.
+const unchangedBit = 0x40
+
+// kindMask is the notifyKind in a meta byte.
+const kindMask = 0x3
+
+// noteBatch is the notifications of one batch of the process loop, by
+// columns: meta is kind | flagBit | unchangedBit, and key is the index in
+// the batch of the KeyDeltas whose key the note is for (for coalescing
+// listeners).
+type noteBatch[T Object] struct {
+	old, new  []T
+	meta      []uint8
+	key       []int32
+	unchanged int // notes with unchangedBit
+}
+
+// grow makes room for n notes, and sets the length of every column to n.
+func (nb *noteBatch[T]) grow(n int) {
+	if cap(nb.meta) < n {
+		c := max(n, 2*cap(nb.meta))
+		nb.old, nb.new = make([]T, c), make([]T, c)
+		nb.meta, nb.key = make([]uint8, c), make([]int32, c)
+	}
+	nb.old, nb.new, nb.meta, nb.key = nb.old[:n], nb.new[:n], nb.meta[:n], nb.key[:n]
+}
+
+// reset clears the batch's objects, and drops its columns if they outgrew
+// max notes.
+func (nb *noteBatch[T]) reset(max int) {
+	clear(nb.old)
+	clear(nb.new)
+	if cap(nb.meta) > max {
+		*nb = noteBatch[T]{}
+		return
+	}
+	nb.old, nb.new, nb.meta, nb.key = nb.old[:0], nb.new[:0], nb.meta[:0], nb.key[:0]
+	nb.unchanged = 0
+}
+
+// metaOf packs a notification's kind and flag.
+func metaOf(kind notifyKind, flag bool) uint8 {
+	m := uint8(kind)
+	if flag {
+		m |= flagBit
+	}
+	return m
+}
+
+// pushNotesLocked queues the notes of nb, whose keys are those of batch.
+// The caller holds l.mu and signals wake after.
+func (l *listener[T]) pushNotesLocked(nb *noteBatch[T], batch []KeyDeltas[T]) {
+	if l.removed || l.coalesceAbove > 0 || nb.unchanged > 0 && !l.relistUnchanged {
+		for i, m := range nb.meta {
+			if m&unchangedBit != 0 && !l.relistUnchanged {
+				continue
+			}
+			l.pushLocked(batch[nb.key[i]].Key, notification[T]{old: nb.old[i], new: nb.new[i], kind: notifyKind(m & kindMask), flag: m&flagBit != 0})
+		}
+		return
+	}
+	l.q.pushRuns(nb.old, nb.new, nb.meta)
+	l.appended += uint64(len(nb.meta))
+}
+
+// pushRuns appends the notifications of the columns old, new and meta
+// (of the same length).
+func (q *notifyQueue[T]) pushRuns(old, new []T, meta []uint8) {
+	for len(meta) > 0 {
+		switch {
+		case q.tail == nil:
+			s := q.newSegment()
+			q.head, q.tail, q.hi, q.ti = s, s, 0, 0
+		case q.ti == segmentLen:
+			s := q.newSegment()
+			q.tail.next = s
+			q.tail, q.ti = s, 0
+		}
+		s, ti := q.tail, q.ti
+		k := copy(s.meta[ti:], meta)
+		copy(s.old[ti:ti+k], old)
+		copy(s.new[ti:ti+k], new)
+		old, new, meta = old[k:], new[k:], meta[k:]
+		q.ti += k
+		q.len += k
+	}
+}
+
+// noteRun is notifications taken from a listener's queue, by columns.
+type noteRun[T Object] struct {
+	old, new [listenerBatch]T
+	meta     [listenerBatch]uint8
+}
+
+func (r *noteRun[T]) at(i int) notification[T] {
+	m := r.meta[i]
+	return notification[T]{old: r.old[i], new: r.new[i], kind: notifyKind(m & kindMask), flag: m&flagBit != 0}
+}
+
+// popRun moves the notifications at the head of the queue, up to
+// len(meta) and to the end of the head segment, into old, new and meta,
+// and returns how many. The queue must not be empty.
+func (q *notifyQueue[T]) popRun(old, new []T, meta []uint8) int {
+	s, hi := q.head, q.hi
+	end := segmentLen
+	if s == q.tail {
+		end = q.ti
+	}
+	k := copy(meta, s.meta[hi:end])
+	copy(old[:k], s.old[hi:hi+k])
+	copy(new[:k], s.new[hi:hi+k])
+	clear(s.old[hi : hi+k])
+	clear(s.new[hi : hi+k])
+	q.hi += k
+	q.len -= k
+	q.afterPop()
+	return k
+}
+
+// afterPop rewinds or moves the head on once a pop has emptied the queue
+// or its head segment.
+func (q *notifyQueue[T]) afterPop() {
+	switch {
+	case q.len == 0:
+		// One segment left (head == tail): rewind it. Any other was
+		// released as the head moved on.
+		q.hi, q.ti = 0, 0
+	case q.hi == segmentLen:
+		old := q.head
+		q.head, q.hi = old.next, 0
+		old.next = nil
+		if q.spare == nil {
+			q.spare = old
+		}
+	}
+}
+
+// takeLocked moves up to listenerBatch notifications from the queue into
+// r, forgetting the coalescing slots of their keys, and returns how many;
+// the caller holds l.mu.
+func (l *listener[T]) takeLocked(r *noteRun[T]) int {
+	if len(l.slotKeys) > 0 {
+		n := min(l.q.len, listenerBatch)
+		for i := range n {
+			p := l.q.front()
+			if key, ok := l.slotKeys[p]; ok {
+				delete(l.slotKeys, p)
+				delete(l.slots, key)
+			}
+			nt := l.q.pop()
+			r.old[i], r.new[i], r.meta[i] = nt.old, nt.new, metaOf(nt.kind, nt.flag)
+		}
+		return n
+	}
+	n := 0
+	for n < listenerBatch && l.q.len > 0 {
+		n += l.q.popRun(r.old[n:], r.new[n:], r.meta[n:])
+	}
+	return n
+}
