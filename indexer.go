@@ -74,11 +74,11 @@ func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	s := &indexSet[T]{}
 	for name, fn := range opts.Indexers {
 		s = s.with(name, fn, ix.metaKey && isIndexByNamespace(fn), &ix.iters)
-		s.ready[len(s.ready)-1] = true
+		s.ready[len(s.ready)-1], s.unready = true, s.unready-1
 	}
 	if _, ok := opts.Indexers[NamespaceIndex]; opts.NamespaceIndex && !ok {
 		s = s.with(NamespaceIndex, IndexByNamespace[T](), ix.metaKey, &ix.iters)
-		s.ready[len(s.ready)-1] = true
+		s.ready[len(s.ready)-1], s.unready = true, s.unready-1
 	}
 	ix.set.Store(s)
 	return ix
@@ -176,9 +176,11 @@ func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32,
 		sl := &ix.slots.s[pos]
 		old = sl.obj
 		sl.obj, sl.seq = obj, ix.seq
-		for i, m := range s.maps {
-			if !s.ready[i] { // being filled by AddIndex: may lack the entry
-				m.add(keyNamespace(key), pos)
+		if s.unready > 0 {
+			for i, m := range s.maps {
+				if !s.ready[i] { // being filled by AddIndex: may lack the entry
+					m.add(keyNamespace(key), pos)
+				}
 			}
 		}
 		return old, true, pos

@@ -17,7 +17,9 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 				// key is stored after them (see KeyDeltas.cached).
 				kd := &batch[i]
 				pos, ok := ix.posHinted(kd.Key, kd.cached)
-				for _, d := range kd.Deltas {
+				ds := kd.Deltas
+				for j := range ds {
+					d := &ds[j]
 					var res applyResult[T]
 					switch {
 					case d.Type == DeltaDeleted:

@@ -79,6 +79,7 @@ type indexSet[T Object] struct {
 	// the key's namespace part, read without touching the object, and it
 	// never changes for a key.
 	fromKey []bool
+	unready int // indexes not ready: upsertLocked's check per write
 }
 
 // find returns the position of the ready index name, or -1.
@@ -100,6 +101,7 @@ func (s *indexSet[T]) with(name string, fn IndexFunc[T], fromKey bool, iters *at
 		maps:    append(s.maps[:len(s.maps):len(s.maps)], newIndex(fromKey, iters)),
 		ready:   append(s.ready[:len(s.ready):len(s.ready)], false),
 		fromKey: append(s.fromKey[:len(s.fromKey):len(s.fromKey)], fromKey),
+		unready: s.unready + 1,
 	}
 }
 
@@ -116,13 +118,18 @@ func (s *indexSet[T]) withReady(i int, ok bool) *indexSet[T] {
 	}
 	if ok {
 		c.ready[i] = true
-		return c
+	} else {
+		c.names = append(c.names[:i], c.names[i+1:]...)
+		c.funcs = append(c.funcs[:i], c.funcs[i+1:]...)
+		c.maps = append(c.maps[:i], c.maps[i+1:]...)
+		c.ready = append(c.ready[:i], c.ready[i+1:]...)
+		c.fromKey = append(c.fromKey[:i], c.fromKey[i+1:]...)
 	}
-	c.names = append(c.names[:i], c.names[i+1:]...)
-	c.funcs = append(c.funcs[:i], c.funcs[i+1:]...)
-	c.maps = append(c.maps[:i], c.maps[i+1:]...)
-	c.ready = append(c.ready[:i], c.ready[i+1:]...)
-	c.fromKey = append(c.fromKey[:i], c.fromKey[i+1:]...)
+	for _, r := range c.ready {
+		if !r {
+			c.unready++
+		}
+	}
 	return c
 }
 

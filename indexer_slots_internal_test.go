@@ -164,3 +164,28 @@ func TestIndexByNamespaceFromKeys(t *testing.T) {
 		t.Fatal("AddIndex(IndexByNamespace) is not kept from keys")
 	}
 }
+
+// TestUpsertIndexesForAnIndexBeingFilled: while AddIndex fills a new index
+// (in the set, not ready yet), it skips the entries written since its
+// snapshot, so a writer must add an entry it updates to that index itself,
+// even though the entry's values did not change. Here AddIndex's first and
+// last steps are taken by hand around an update.
+func TestUpsertIndexesForAnIndexBeingFilled(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{})
+	if err := ix.Add(bo("a", "1")); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.Lock()
+	ix.set.Store(ix.set.Load().with(NamespaceIndex, IndexByNamespace[*bobj](), true, &ix.iters))
+	ix.mu.Unlock()
+	if err := ix.Update(bo("a", "2")); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.Lock()
+	ix.set.Store(ix.set.Load().withReady(0, true))
+	ix.mu.Unlock()
+	got, err := ix.ByIndex(NamespaceIndex, "ns")
+	if err != nil || len(got) != 1 || got[0].ResourceVersion != "2" {
+		t.Fatalf("ByIndex(namespace, ns) = %v, %v; want a at resourceVersion 2", got, err)
+	}
+}
