@@ -33,6 +33,12 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 						}
 					case isNilAs(ix.ptr, d.Object):
 						res.err = ErrNilObject
+					case ok && s.unready == 0:
+						// upsertLocked's update of a stored key, inline.
+						sl := &ix.slots.s[pos]
+						ix.seq++
+						res.old, res.existed = sl.obj, true
+						sl.obj, sl.seq = d.Object, ix.seq
 					default:
 						res.old, res.existed, pos = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
 						ok = true
