@@ -2,6 +2,8 @@ package informer
 
 import (
 	"errors"
+	"slices"
+	"unsafe"
 )
 
 // applyBatch applies every delta of batch to the Indexer, in order (a
@@ -12,7 +14,13 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 	if s := ix.set.Load(); !s.userFuncs() {
 		ix.mu.Lock()
 		if ix.set.Load() == s {
-			for i := range batch {
+			for i := 0; i < len(batch); i++ {
+				if s.unready == 0 {
+					dst = slices.Grow(dst, len(batch)-i)
+					if i, dst = ix.applyHinted(batch, i, dst); i == len(batch) {
+						break
+					}
+				}
 				// The deltas of one key, recording in kd where the
 				// key is stored after them (see KeyDeltas.cached).
 				kd := &batch[i]
@@ -67,6 +75,39 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 		}
 	}
 	return dst
+}
+
+// applyHinted applies, from batch[i] on, each key that has one delta, which
+// stores an object, and a position hint that holds (the steady state's
+// change to a cached key), appending to dst within its capacity; it
+// returns the index of the first key it left to applyBatch's general case.
+// It calls nothing, so that its loop keeps its values in registers (a
+// call clobbers them all). The caller holds the lock and has checked that
+// no index is being filled.
+func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
+	sl, seq := ix.slots.s, ix.seq
+	for ; i < len(batch) && len(dst) < cap(dst); i++ {
+		kd := &batch[i]
+		at := uint(kd.cached) - 1
+		if len(kd.Deltas) != 1 || at >= uint(len(sl)) {
+			break
+		}
+		e, d := &sl[at], &kd.Deltas[0]
+		// The key of the slot the hint names is the key's string itself
+		// (internKey), unless the slot was given to another key or is a
+		// hole (seq 0); comparing pointers calls nothing.
+		if e.seq == 0 || len(e.key) != len(kd.Key) || unsafe.StringData(e.key) != unsafe.StringData(kd.Key) ||
+			d.Type == DeltaDeleted || isNilAs(ix.ptr, d.Object) {
+			break
+		}
+		seq++
+		dst = dst[:len(dst)+1]
+		dst[len(dst)-1] = applyResult[T]{old: e.obj, existed: true}
+		e.obj, e.seq = d.Object, seq
+		kd.applied = true // and kd.cached stays at + 1
+	}
+	ix.seq = seq
+	return i, dst
 }
 
 // Replace swaps the whole content of the Indexer for items, atomically for

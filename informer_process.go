@@ -121,7 +121,14 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	nb.grow(len(results)) // at most one note per delta
 	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
 	w, r := 0, 0
-	for i := range batch {
+	plain := inf.detect == nil && !inf.snap.replaying
+	addMeta := metaOf(notifyAdd, !inf.isSynced)
+	for i := 0; i < len(batch); i++ {
+		if plain {
+			if i, r, w = plainNotes(batch, i, results, r, nb, w, addMeta); i == len(batch) {
+				break
+			}
+		}
 		kd := &batch[i]
 		for _, d := range kd.Deltas {
 			res := &results[r]
@@ -166,6 +173,39 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		results = nil
 	}
 	inf.results = results[:0]
+}
+
+// plainNotes makes the notes of batch's keys from i on (their results
+// from r on, the notes from w on) as long as a key has one delta, applied
+// without error, that is a watch's update of a key the cache held or
+// stores one it did not, with addMeta for an add: the steady state and a
+// first list. It returns where it stopped, for process's general case. It
+// calls nothing, so that its loop keeps its values in registers. process
+// calls it only without a mutation detector and outside a replay.
+func plainNotes[T Object](batch []KeyDeltas[T], i int, results []applyResult[T], r int, nb *noteBatch[T], w int, addMeta uint8) (int, int, int) {
+	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
+	for ; i < len(batch) && r < len(results) && w < len(metas); i++ {
+		kd := &batch[i]
+		res := &results[r]
+		if len(kd.Deltas) != 1 || res.err != nil {
+			break
+		}
+		d := &kd.Deltas[0]
+		var m uint8
+		var old T
+		switch {
+		case d.Type == DeltaUpdated && res.existed: // (a bulk's are DeltaReplaced)
+			m, old = uint8(notifyUpdate), res.old
+		case d.Type != DeltaDeleted && !res.existed:
+			m = addMeta
+		default:
+			return i, r, w
+		}
+		olds[w], news[w], metas[w], keys[w] = old, d.Object, m, int32(i)
+		r++
+		w++
+	}
+	return i, r, w
 }
 
 // detectMutation checks the object that delta d of key replaced or
