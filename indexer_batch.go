@@ -14,9 +14,9 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 	if s := ix.set.Load(); !s.userFuncs() {
 		ix.mu.Lock()
 		if ix.set.Load() == s {
+			dst = slices.Grow(dst, len(batch))
 			for i := 0; i < len(batch); i++ {
-				if s.unready == 0 {
-					dst = slices.Grow(dst, len(batch)-i)
+				if s.unready == 0 && batch[i].cached > 0 {
 					if i, dst = ix.applyHinted(batch, i, dst); i == len(batch) {
 						break
 					}
