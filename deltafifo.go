@@ -265,14 +265,17 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			// No defer on this path, taken by every event: nothing
 			// below calls user code or can panic but for a broken
 			// invariant.
+			d := Delta[T]{Type: t, Object: obj}
 			f.mu.Lock()
 			if f.closed {
 				f.mu.Unlock()
 				return ErrClosed
 			}
-			key, q, _ := f.internLocked(b)
-			at := f.pushAtLocked(key, q, Delta[T]{Type: t, Object: obj})
-			f.sawLocked(key, at)
+			if !f.pushKnownLocked(b, d) {
+				key, q, _ := f.internLocked(b)
+				at := f.pushAtLocked(key, q, d)
+				f.sawLocked(key, at)
+			}
 			f.mu.Unlock()
 			return nil
 		}
@@ -370,18 +373,64 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 		f.appendLocked(f.pendAt(at), d)
 		return at
 	}
-	var p *pending[T]
 	if q.kk > 0 && f.pendAt(q.kk-1).state == entryKnown {
-		// The usual change, to a cached key: its entry is queued again,
-		// the key table is left as it is.
+		// A cached key: its entry is queued again, the key table is left
+		// as it is.
 		at = q.kk - 1
-		p = f.pendAt(at)
-		p.state, p.gen = entryQueued, 0
-		f.nknown--
-	} else {
-		at = f.newKeyLocked(key, q)
-		p = f.pendAt(at)
+		f.requeueLocked(at, f.pendAt(at), d)
+		return at
 	}
+	at = f.newKeyLocked(key, q)
+	f.queueLocked(at, f.pendAt(at), d)
+	return at
+}
+
+// pushKnownLocked is enqueue's path for the usual change, to a cached or
+// queued key: if the key in b has an entry that is queued or cached, it
+// pushes d to it, records the change for a replacement in progress, and
+// returns true. For a new key, or one in flight, it returns false.
+func (f *DeltaFIFO[T]) pushKnownLocked(b []byte, d Delta[T]) bool {
+	t := &f.items
+	if len(t.slots) == 0 {
+		return false
+	}
+	h := t.hashBytes(b)
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; t.slots[i].at1 != 0; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s.hash != h {
+			continue
+		}
+		at := s.at1 - 1
+		p := f.pendAt(at)
+		if p.key != string(b) {
+			continue
+		}
+		switch p.state {
+		case entryQueued:
+			f.appendLocked(p, d)
+		case entryKnown:
+			f.requeueLocked(at, p, d)
+		default:
+			return false
+		}
+		f.sawLocked(p.key, at)
+		return true
+	}
+	return false
+}
+
+// requeueLocked queues d in the entry p, at position at, of a cached key
+// with nothing queued.
+func (f *DeltaFIFO[T]) requeueLocked(at int32, p *pending[T], d Delta[T]) {
+	p.state, p.gen = entryQueued, 0
+	f.nknown--
+	f.queueLocked(at, p, d)
+}
+
+// queueLocked queues the entry p, at position at, with d as its first
+// delta.
+func (f *DeltaFIFO[T]) queueLocked(at int32, p *pending[T], d Delta[T]) {
 	if f.inuse++; f.inuse > f.peak {
 		f.peak = f.inuse
 	}
@@ -398,7 +447,6 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 	if f.queue.Len() == 1 {
 		f.signal()
 	}
-	return at
 }
 
 // newKeyLocked gives key, which has nothing queued (q is its lookup) and

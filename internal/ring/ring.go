@@ -53,32 +53,39 @@ func (r *Ring[E]) grow() {
 // Shrinking is a Ring that gives its array back by the Shrink policy
 // when it drains: what a queue that may take a one-off backlog of
 // millions of values needs, for a few instructions a value.
+//
+// Both counts are kept by Pop, so that Push is Ring's, small enough to be
+// inlined: the largest number of values held is seen by the pop that
+// follows it, and by the time the ring drains every value pushed has
+// been popped.
 type Shrinking[E any] struct {
 	Ring[E]
 	peak int // most values held since the ring last drained
-	// pushes counts values pushed since the ring last drained after
+	// pushes counts values popped since the ring last drained after
 	// holding at least a quarter of its array.
 	pushes int
 }
 
-// Push appends v.
-func (r *Shrinking[E]) Push(v E) {
-	r.Ring.Push(v)
-	r.peak = max(r.peak, r.n)
-	r.pushes++
-}
-
 // Pop removes and returns the oldest value; the ring must not be empty.
 func (r *Shrinking[E]) Pop() E {
+	if r.n > r.peak {
+		r.peak = r.n
+	}
+	r.pushes++
 	v := r.Ring.Pop()
 	if r.n == 0 {
-		r.head = 0
-		if Shrink(len(r.buf), r.peak, &r.pushes) {
-			r.buf = nil
-		}
-		r.peak = 0
+		r.drained()
 	}
 	return v
+}
+
+// drained applies the Shrink policy once the ring is empty.
+func (r *Shrinking[E]) drained() {
+	r.head = 0
+	if Shrink(len(r.buf), r.peak, &r.pushes) {
+		r.buf = nil
+	}
+	r.peak = 0
 }
 
 // Shrink is the policy for giving a drained backlog's memory back: an
