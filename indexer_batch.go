@@ -86,8 +86,12 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 // no index is being filled.
 func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
 	sl, seq := ix.slots.s, ix.seq
-	for ; i < len(batch) && len(dst) < cap(dst); i++ {
-		kd := &batch[i]
+	keys := batch[i:]
+	keys = keys[:min(len(keys), cap(dst)-len(dst))]
+	out := dst[len(dst):][:len(keys)]
+	k := 0
+	for ; k < len(keys); k++ {
+		kd := &keys[k]
 		at := uint(kd.cached) - 1
 		if len(kd.Deltas) != 1 || at >= uint(len(sl)) {
 			break
@@ -101,13 +105,12 @@ func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult
 			break
 		}
 		seq++
-		dst = dst[:len(dst)+1]
-		dst[len(dst)-1] = applyResult[T]{old: e.obj, existed: true}
+		out[k] = applyResult[T]{old: e.obj, existed: true}
 		e.obj, e.seq = d.Object, seq
 		kd.applied = true // and kd.cached stays at + 1
 	}
 	ix.seq = seq
-	return i, dst
+	return i + k, dst[:len(dst)+k]
 }
 
 // Replace swaps the whole content of the Indexer for items, atomically for

@@ -125,7 +125,8 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	addMeta := metaOf(notifyAdd, !inf.isSynced)
 	for i := 0; i < len(batch); i++ {
 		if plain {
-			if i, r, w = plainNotes(batch, i, results, r, nb, w, addMeta); i == len(batch) {
+			k := plainNotes(batch[i:], results[r:], i, nb, w, addMeta)
+			if i, r, w = i+k, r+k, w+k; i == len(batch) {
 				break
 			}
 		}
@@ -175,37 +176,36 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 	inf.results = results[:0]
 }
 
-// plainNotes makes the notes of batch's keys from i on (their results
-// from r on, the notes from w on) as long as a key has one delta, applied
-// without error, that is a watch's update of a key the cache held or
-// stores one it did not, with addMeta for an add: the steady state and a
-// first list. It returns where it stopped, for process's general case. It
-// calls nothing, so that its loop keeps its values in registers. process
-// calls it only without a mutation detector and outside a replay.
-func plainNotes[T Object](batch []KeyDeltas[T], i int, results []applyResult[T], r int, nb *noteBatch[T], w int, addMeta uint8) (int, int, int) {
-	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
-	for ; i < len(batch) && r < len(results) && w < len(metas); i++ {
-		kd := &batch[i]
-		res := &results[r]
+// plainNotes makes the notes of batch's keys, results their results and
+// first the index in process's batch of batch[0], from nb's note w on, as
+// long as a key has one delta, applied without error, that is a watch's
+// update of a key the cache held or stores one it did not, with addMeta
+// for an add: the steady state and a first list. It returns how many keys
+// it took, for process's general case to go on from. It calls nothing, so
+// that its loop keeps its values in registers. process calls it only
+// without a mutation detector and outside a replay.
+func plainNotes[T Object](batch []KeyDeltas[T], results []applyResult[T], first int, nb *noteBatch[T], w int, addMeta uint8) int {
+	batch = batch[:min(len(batch), len(results), len(nb.meta)-w)]
+	results = results[:len(batch)]
+	olds, news := nb.old[w:][:len(batch)], nb.new[w:][:len(batch)]
+	metas, keys := nb.meta[w:][:len(batch)], nb.key[w:][:len(batch)]
+	for k := range batch {
+		kd, res := &batch[k], &results[k]
 		if len(kd.Deltas) != 1 || res.err != nil {
-			break
+			return k
 		}
 		d := &kd.Deltas[0]
-		var m uint8
-		var old T
 		switch {
 		case d.Type == DeltaUpdated && res.existed: // (a bulk's are DeltaReplaced)
-			m, old = uint8(notifyUpdate), res.old
+			olds[k], metas[k] = res.old, uint8(notifyUpdate)
 		case d.Type != DeltaDeleted && !res.existed:
-			m = addMeta
+			metas[k] = addMeta
 		default:
-			return i, r, w
+			return k
 		}
-		olds[w], news[w], metas[w], keys[w] = old, d.Object, m, int32(i)
-		r++
-		w++
+		news[k], keys[k] = d.Object, int32(first+k)
 	}
-	return i, r, w
+	return len(batch)
 }
 
 // detectMutation checks the object that delta d of key replaced or
