@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 )
 
 // Informer keeps an indexed cache of a Source's objects current and tells
@@ -28,7 +27,7 @@ type Informer[T Object] struct {
 
 	applied  applied       // see AppliedResourceVersion
 	progress chan struct{} // the reflector's version moved on while the process loop was idle
-	idle     atomic.Bool   // the process loop waits, and wants to hear of progress
+	wake     progressWake  // shared with the reflector: see progressWake
 
 	synced   chan struct{}
 	stopped  chan struct{}
@@ -95,6 +94,11 @@ func New[T Object](src Source[T], opts Options[T]) *Informer[T] {
 		ropts.Metrics = opts.Metrics
 	}
 	inf.refl = NewReflector[T](src, informerSink[T]{inf}, ropts)
+	inf.wake.ch, inf.wake.replace = inf.progress, &inf.snap.replace
+	inf.refl.pub.wake = &inf.wake
+	if opts.Transform == nil {
+		inf.refl.fifo = inf.fifo
+	}
 	return inf
 }
 

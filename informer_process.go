@@ -72,8 +72,8 @@ func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV
 	// again (what was written is in, or the queue wakes us), so that the
 	// applied version catches up and a relist counts as applied.
 	// Otherwise its next move wakes the loop (Progress).
-	inf.idle.Store(true)
-	defer inf.idle.Store(false)
+	inf.wake.idle.Store(true)
+	defer inf.wake.idle.Store(false)
 	if rv, n := inf.refl.readProgress(); inf.isSynced && (rv != readRV || n != lists) {
 		return true
 	}
@@ -82,6 +82,7 @@ func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV
 		return false
 	case <-inf.fifo.ready:
 	case <-inf.progress:
+		inf.wake.pending.Store(false)
 	case <-fifoSynced:
 	case <-inf.ctrl:
 		inf.admit(ctx, rs)

@@ -2,10 +2,12 @@ package informer
 
 import (
 	"errors"
+	"sync/atomic"
 )
 
 // informerSink is the reflector's view of the informer: the transform, then
-// the queue.
+// the queue. (Without a transform, the reflector queues a watch's adds and
+// updates itself: Reflector.fifo.)
 type informerSink[T Object] struct{ inf *Informer[T] }
 
 func (s informerSink[T]) transform(obj T) (T, error) {
@@ -25,9 +27,6 @@ func (s informerSink[T]) transform(obj T) (T, error) {
 
 // Add transforms obj and queues it as added.
 func (s informerSink[T]) Add(obj T) error {
-	if s.inf.opts.Transform == nil {
-		return s.inf.fifo.enqueue(DeltaAdded, obj)
-	}
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -37,10 +36,6 @@ func (s informerSink[T]) Add(obj T) error {
 
 // Update transforms obj and queues it as updated.
 func (s informerSink[T]) Update(obj T) error {
-	if s.inf.opts.Transform == nil {
-		// Every watch event's path: no call to transform.
-		return s.inf.fifo.enqueue(DeltaUpdated, obj)
-	}
 	obj, err := s.transform(obj)
 	if err != nil {
 		return err
@@ -98,17 +93,32 @@ func (s informerSink[T]) ReplaceItems(items []T) error {
 // EndReplace ends a relist in the queue.
 // Progress wakes the process loop, if it waits, to move the applied
 // version on (see Sink).
-func (s informerSink[T]) Progress() {
+func (s informerSink[T]) Progress() { s.inf.wake.progress() }
+
+// progressWake is how the reflector's version moving on wakes the
+// informer's process loop when it waits: the informer's reflector calls
+// progress directly (published.wake), once per event, rather than
+// through its sink's Progress method.
+type progressWake struct {
+	idle    atomic.Bool // the process loop waits, and wants to hear of progress
+	pending atomic.Bool // a wake-up was sent to ch and the loop has not taken it
+	ch      chan struct{}
+	replace *atomic.Int32 // the informer's snapshots.replace
+}
+
+// progress records that the reflector's version moved on.
+func (w *progressWake) progress() {
 	// Called for every event: a load first, as a compare-and-swap is a
 	// locked instruction even when it fails.
-	if s.inf.snap.replace.Load() == 2 {
-		s.inf.snap.replace.CompareAndSwap(2, 0)
+	if w.replace.Load() == 2 {
+		w.replace.CompareAndSwap(2, 0)
 	}
 	// A wake-up already pending does: the loop reads the version after
-	// it takes the wake-up.
-	if s.inf.idle.Load() && len(s.inf.progress) == 0 {
+	// it takes the wake-up (and clears pending).
+	if w.idle.Load() && !w.pending.Load() {
+		w.pending.Store(true)
 		select {
-		case s.inf.progress <- struct{}{}:
+		case w.ch <- struct{}{}:
 		default:
 		}
 	}

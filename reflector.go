@@ -15,8 +15,12 @@ import (
 // deliver leads to a new list; errors back off with a capped, jittered
 // exponential delay that resets after a healthy run.
 type Reflector[T Object] struct {
-	src   Source[T]
-	sink  Sink[T]
+	src  Source[T]
+	sink Sink[T]
+	// fifo is the sink when it is a *DeltaFIFO, or the informer's queue
+	// when the informer's sink would only pass changes on to it (no
+	// Transform): a watch's changes go to it without a call through Sink.
+	fifo  *DeltaFIFO[T]
 	opts  ReflectorOptions
 	order versionOrder // the Source's (VersionComparer), or nil
 	ptr   bool         // T is a pointer type (pointerType)
@@ -40,6 +44,7 @@ func NewReflector[T Object](src Source[T], sink Sink[T], opts ReflectorOptions) 
 	if opts.Name != "" {
 		r.rep.log = r.rep.log.With("reflector", opts.Name)
 	}
+	r.fifo, _ = sink.(*DeltaFIFO[T])
 	if p, ok := sink.(interface{ Progress() }); ok {
 		r.pub.onProgress = p.Progress
 	}

@@ -154,8 +154,9 @@ type published struct {
 	lists  uint64 // completed lists
 	health health
 
-	onProgress func()       // the sink's Progress, if it has one
-	activity   atomic.Int64 // unix nanoseconds of the last event or heartbeat
+	onProgress func()        // the sink's Progress, if it has one
+	wake       *progressWake // the informer's, instead of onProgress (no call through the sink per event)
+	activity   atomic.Int64  // unix nanoseconds of the last event or heartbeat
 }
 
 // health is what the reflector records for Health; guarded by
@@ -181,7 +182,9 @@ func (p *published) setLastRV(rv string) {
 	p.mu.Lock()
 	p.lastRV = rv
 	p.mu.Unlock()
-	if p.onProgress != nil {
+	if p.wake != nil {
+		p.wake.progress()
+	} else if p.onProgress != nil {
 		p.onProgress()
 	}
 }
@@ -210,7 +213,9 @@ func (p *published) listed(rv string) {
 	p.lists++
 	p.mu.Unlock()
 	p.activity.Store(time.Now().UnixNano())
-	if p.onProgress != nil {
+	if p.wake != nil {
+		p.wake.progress()
+	} else if p.onProgress != nil {
 		p.onProgress()
 	}
 }

@@ -44,6 +44,7 @@ var errRepairDue = errors.New("informer: a skipped event is due for repair")
 // outcome is sorted from its facts (streamFacts).
 type stream[T Object] struct {
 	sink    Sink[T]
+	fifo    *DeltaFIFO[T] // Reflector.fifo
 	order   versionOrder
 	ptr     bool            // T is a pointer type (pointerType)
 	batch   int             // initial events handed to the sink at once
@@ -116,7 +117,7 @@ func (r *Reflector[T]) stream(ctx context.Context, initial bool) outcome {
 // version, or a streaming list.
 func (r *Reflector[T]) newStream(initial bool) *stream[T] {
 	st := &stream[T]{
-		sink: r.sink, order: r.order, ptr: r.ptr, batch: r.streamBatch(),
+		sink: r.sink, fifo: r.fifo, order: r.order, ptr: r.ptr, batch: r.streamBatch(),
 		onEvent: r.opts.Metrics.Event, onSkip: r.opts.Metrics.Skipped,
 		rep: &r.rep, pub: &r.pub,
 		f: streamFacts{op: "watch", from: r.LastSyncResourceVersion(), initial: initial, inInitial: initial},
@@ -345,10 +346,18 @@ func (st *stream[T]) change(ev Event[T]) error {
 			Err: fmt.Errorf("%w: %s at %q after %q", ErrOutOfOrder, ev.Type, rv, st.last.s)}
 	}
 	var err error
-	switch ev.Type {
-	case EventAdded:
+	switch {
+	case st.fifo != nil && ev.Type != EventDeleted:
+		// Every watch event's path, when the sink only queues: as the
+		// cases below, without the call through Sink.
+		t := DeltaAdded
+		if ev.Type == EventModified {
+			t = DeltaUpdated
+		}
+		err = st.fifo.enqueue(t, ev.Object)
+	case ev.Type == EventAdded:
 		err = st.sink.Add(ev.Object)
-	case EventModified:
+	case ev.Type == EventModified:
 		err = st.sink.Update(ev.Object)
 	default:
 		// A deletion without a version of its own carries the object's
