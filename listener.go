@@ -112,7 +112,11 @@ func (q *notifyQueue[T]) clear() { *q = notifyQueue[T]{} }
 // listener delivers notifications to one handler, in order, from one
 // goroutine. The informer's process loop pushes; run pops and calls.
 type listener[T Object] struct {
-	h               Handler[T]
+	h Handler[T]
+	// fn is h when it is a HandlerFuncs (a value: it cannot change), whose
+	// functions callFrom calls directly rather than through h's methods.
+	fn              HandlerFuncs[T]
+	isFuncs         bool
 	name            string
 	coalesceAbove   int
 	relistUnchanged bool
@@ -146,8 +150,11 @@ type listener[T Object] struct {
 }
 
 func newListener[T Object](h Handler[T], opts HandlerOptions, report func(error)) *listener[T] {
+	fn, isFuncs := h.(HandlerFuncs[T])
 	return &listener[T]{
 		h:               h,
+		fn:              fn,
+		isFuncs:         isFuncs,
 		name:            opts.Name,
 		coalesceAbove:   opts.CoalesceAbove,
 		relistUnchanged: opts.RelistUnchanged,
@@ -356,11 +363,23 @@ func (l *listener[T]) callFrom(r *noteRun[T], n, j int) (next int, stopped bool)
 		// dispatch, inline.
 		switch m := meta[j]; notifyKind(m & kindMask) {
 		case notifyUpdate:
-			l.h.OnUpdate(old[j], new[j])
+			if !l.isFuncs {
+				l.h.OnUpdate(old[j], new[j])
+			} else if l.fn.UpdateFunc != nil {
+				l.fn.UpdateFunc(old[j], new[j])
+			}
 		case notifyAdd:
-			l.h.OnAdd(new[j], m&flagBit != 0)
+			if !l.isFuncs {
+				l.h.OnAdd(new[j], m&flagBit != 0)
+			} else if l.fn.AddFunc != nil {
+				l.fn.AddFunc(new[j], m&flagBit != 0)
+			}
 		case notifyDelete:
-			l.h.OnDelete(Deleted[T]{Object: new[j], FinalStateUnknown: m&flagBit != 0})
+			if !l.isFuncs {
+				l.h.OnDelete(Deleted[T]{Object: new[j], FinalStateUnknown: m&flagBit != 0})
+			} else if l.fn.DeleteFunc != nil {
+				l.fn.DeleteFunc(Deleted[T]{Object: new[j], FinalStateUnknown: m&flagBit != 0})
+			}
 		}
 	}
 	returned = true
