@@ -82,9 +82,12 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 // change to a cached key), appending to dst within its capacity; it
 // returns the index of the first key it left to applyBatch's general case.
 // It calls nothing, so that its loop keeps its values in registers (a
-// call clobbers them all). The caller holds the lock and has checked that
-// no index is being filled.
+// call clobbers them all): for a pointer T only. The caller holds the lock
+// and has checked that no index is being filled.
 func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
+	if !ix.ptr {
+		return i, dst // isNilAs would call isNil
+	}
 	sl, seq := ix.slots.s, ix.seq
 	keys := batch[i:]
 	keys = keys[:min(len(keys), cap(dst)-len(dst))]
@@ -101,7 +104,7 @@ func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult
 		// (internKey), unless the slot was given to another key or is a
 		// hole (seq 0); comparing pointers calls nothing.
 		if e.seq == 0 || len(e.key) != len(kd.Key) || unsafe.StringData(e.key) != unsafe.StringData(kd.Key) ||
-			d.Type == DeltaDeleted || isNilAs(ix.ptr, d.Object) {
+			d.Type == DeltaDeleted || isNilAs(true, d.Object) {
 			break
 		}
 		seq++
