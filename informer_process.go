@@ -90,14 +90,6 @@ func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV
 		inf.resync(rs)
 	case <-inf.snap.wake:
 	}
-	// A progress wake-up sent before now is stale: the loop reads the
-	// reflector's progress before its next take, after the version that
-	// wake-up was for. Dropped, it does not cost a second round of take
-	// and wait (in the steady state, one per batch).
-	select {
-	case <-inf.progress:
-	default:
-	}
 	return true
 }
 
