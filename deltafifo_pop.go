@@ -84,16 +84,25 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			}
 			continue
 		}
-		at := f.queue.Pop()
-		f.nkeys--
-		p := f.pendAt(at)
-		// The key stays in the table: a change queued while it is in
-		// flight gets a new entry (see queueKeyLocked).
-		p.state = entryInFlight
-		dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
-		if p.initial {
-			initial++
+		// A run of keys' entries, read where the queue holds them.
+		front := f.queue.Front()
+		k := 0
+		for _, at := range front[:min(len(front), max-len(dst))] {
+			if at == inBulk {
+				break
+			}
+			k++
+			p := f.pendAt(at)
+			// The key stays in the table: a change queued while it is
+			// in flight gets a new entry (see newKeyLocked).
+			p.state = entryInFlight
+			dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
+			if p.initial {
+				initial++
+			}
 		}
+		f.queue.Discard(k)
+		f.nkeys -= k
 	}
 	f.inflight++
 	if f.queue.Len() > 0 {

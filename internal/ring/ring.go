@@ -34,6 +34,11 @@ func (r *Ring[E]) Pop() E {
 	return v
 }
 
+// Front returns the oldest values up to the end of the array: all of
+// them, or fewer when they wrap around it. It is empty only if the ring
+// is. The slice is the ring's: read it, then Discard what was taken.
+func (r *Ring[E]) Front() []E { return r.buf[r.head:min(r.head+r.n, len(r.buf))] }
+
 // At returns the i-th queued value, 0 being the oldest.
 func (r *Ring[E]) At(i int) E { return r.buf[(r.head+i)&(len(r.buf)-1)] }
 
@@ -77,6 +82,24 @@ func (r *Shrinking[E]) Pop() E {
 		r.drained()
 	}
 	return v
+}
+
+// Discard removes the k oldest values, k at most len(Front()): Pop k
+// times.
+func (r *Shrinking[E]) Discard(k int) {
+	if k == 0 {
+		return
+	}
+	if r.n > r.peak {
+		r.peak = r.n
+	}
+	r.pushes += k
+	clear(r.buf[r.head : r.head+k]) // let the values be collected
+	r.head = (r.head + k) & (len(r.buf) - 1)
+	r.n -= k
+	if r.n == 0 {
+		r.drained()
+	}
 }
 
 // drained applies the Shrink policy once the ring is empty.

@@ -92,3 +92,63 @@ func TestRingAt(t *testing.T) {
 		}
 	}
 }
+
+// Taking values with Front and Discard is taking them with Pop: the same
+// values in the same order, across wrap-arounds, growths and drains, and
+// the same shrink decisions (a twin ring popped one by one gives its
+// array back at the same moments).
+func TestShrinkingFrontDiscard(t *testing.T) {
+	var a, b Shrinking[int]
+	next, want := 0, 0
+	wrapped := 0
+	for step := range 200000 {
+		// Bursts that grow the backlog to thousands, hold it (the
+		// values go round the array), then drain it.
+		var push bool
+		switch phase := step % 30000; {
+		case phase < 10000:
+			push = step%3 != 0
+		case phase < 20000:
+			push = step%2 == 0
+		default:
+			push = step%3 == 0
+		}
+		if push {
+			a.Push(next)
+			b.Push(next)
+			next++
+			continue
+		}
+		if a.Len() == 0 {
+			continue
+		}
+		front := a.Front()
+		if len(front) == 0 || len(front) > a.Len() {
+			t.Fatalf("step %d: front of %d values, %d queued", step, len(front), a.Len())
+		}
+		if len(front) < a.Len() {
+			wrapped++
+		}
+		k := min(1+step%7, len(front))
+		if step%30000 >= 10000 && step%30000 < 20000 {
+			k = 1 // as many taken as pushed
+		}
+		for i, v := range front[:k] {
+			if v != want {
+				t.Fatalf("step %d: front[%d] = %d, want %d", step, i, v, want)
+			}
+			want++
+			if got := b.Pop(); got != v {
+				t.Fatalf("step %d: the twin popped %d, want %d", step, got, v)
+			}
+		}
+		a.Discard(k)
+		if a.Len() != b.Len() || len(a.buf) != len(b.buf) || a.peak != b.peak || a.pushes != b.pushes {
+			t.Fatalf("step %d: Discard left len %d, array %d, peak %d, pushes %d; Pop %d, %d, %d, %d",
+				step, a.Len(), len(a.buf), a.peak, a.pushes, b.Len(), len(b.buf), b.peak, b.pushes)
+		}
+	}
+	if wrapped == 0 {
+		t.Fatal("the values never wrapped around: the test no longer covers the case")
+	}
+}
