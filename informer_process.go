@@ -90,6 +90,16 @@ func (inf *Informer[T]) waitForWork(ctx context.Context, rs *resyncer[T], readRV
 		inf.resync(rs)
 	case <-inf.snap.wake:
 	}
+	// A progress wake-up sent before now is stale: the reflector publishes
+	// its version before it sends one, and the loop reads the version
+	// again before its next take. Dropped, it does not cost a second round
+	// of take and wait (in the steady state, one per batch: the first
+	// event of a burst both queues a key and sends progress).
+	select {
+	case <-inf.progress: // a stale one
+		inf.wake.pending.Store(false)
+	default:
+	}
 	return true
 }
 
