@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"slices"
 
 	"github.com/informer-go/informer/internal/ring"
 )
@@ -70,8 +71,15 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		if f.queue.At(0) == inBulk {
 			b := f.bulks.At(0)
 			k := min(max-len(dst), len(b.keys)-b.next)
-			for j := b.next; j < b.next+k; j++ {
-				dst = append(dst, KeyDeltas[T]{Key: b.keys[j], Deltas: b.deltas[j : j+1 : j+1], fromBulk: true})
+			// Written field by field: a composite value is built aside
+			// and copied.
+			n := len(dst)
+			dst = slices.Grow(dst, k)[:n+k]
+			keys, deltas := b.keys[b.next:b.next+k], b.deltas[b.next:b.next+k]
+			for j := range keys {
+				kd := &dst[n+j]
+				kd.Key, kd.Deltas = keys[j], deltas[j:j+1:j+1]
+				kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached = true, false, 0, 0, 0
 			}
 			b.next += k
 			f.nkeys -= k
@@ -85,24 +93,27 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			continue
 		}
 		// A run of keys' entries, read where the queue holds them.
-		front := f.queue.Front()
-		k := 0
-		for _, at := range front[:min(len(front), max-len(dst))] {
-			if at == inBulk {
-				break
-			}
-			k++
+		run := f.queue.Front()
+		run = run[:min(len(run), max-len(dst))]
+		if i := slices.Index(run, inBulk); i >= 0 {
+			run = run[:i]
+		}
+		n := len(dst)
+		dst = slices.Grow(dst, len(run))[:n+len(run)]
+		for j, at := range run {
 			p := f.pendAt(at)
 			// The key stays in the table: a change queued while it is
 			// in flight gets a new entry (see newKeyLocked).
 			p.state = entryInFlight
-			dst = append(dst, KeyDeltas[T]{Key: p.key, Deltas: p.deltas, at: at, gen: p.gen, cached: p.cached})
+			kd := &dst[n+j]
+			kd.Key, kd.Deltas = p.key, p.deltas
+			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached = false, false, at, p.gen, p.cached
 			if p.initial {
 				initial++
 			}
 		}
-		f.queue.Discard(k)
-		f.nkeys -= k
+		f.queue.Discard(len(run))
+		f.nkeys -= len(run)
 	}
 	f.inflight++
 	if f.queue.Len() > 0 {
