@@ -336,8 +336,10 @@ func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) 
 		return f.pendAt(q.at).key, q, 0
 	}
 	if q.kk > 0 {
+		// Cached, or in flight: a key in flight has an entry whatever
+		// the known objects, which may not be an Indexer that marks.
 		key = f.pendAt(q.kk - 1).key
-		if f.replacing {
+		if f.replacing && f.marks != nil {
 			mark = f.marks.markOf(key)
 		}
 		return key, q, mark
