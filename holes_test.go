@@ -435,7 +435,7 @@ func checkInitialAdds(t *testing.T, recs []rec, n int) {
 	}
 }
 
-// A registration's initial list spans many listener batches (of 32): it
+// A registration's initial list spans many listener batches (of 128): it
 // reports synced only once its handler has returned from the last of
 // them, not after the first batch nor when the last one is taken.
 func TestRegistrationSyncedAfterEveryBatch(t *testing.T) {
@@ -444,11 +444,11 @@ func TestRegistrationSyncedAfterEveryBatch(t *testing.T) {
 		src := memory.New[*item](memory.Options{})
 		seedItems(t, src, "ns", n)
 		inf := informer.New(src, quiet[*item](t, nil))
-		g := newGate(1, 32, 33, 500, n-1, n)
+		g := newGate(1, 128, 129, 500, n-1, n)
 		h := &recorder{hook: g.hook}
 		reg, _ := inf.AddHandler(h, informer.HandlerOptions{})
 		runInformer(t, inf)
-		checkBlockedUnsynced(t, g, inf, reg, []int{1, 32, 33, 500, n - 1, n})
+		checkBlockedUnsynced(t, g, inf, reg, []int{1, 128, 129, 500, n - 1, n})
 		if err := reg.WaitForSync(t.Context()); err != nil {
 			t.Fatal(err)
 		}

@@ -322,8 +322,14 @@ func (l *listener[T]) run(ctx context.Context) {
 	}
 }
 
-// listenerBatch is how many notifications a listener takes per lock.
-const listenerBatch = 32
+// listenerBatch is how many notifications a listener takes per lock, and
+// coalesceBatch how many a coalescing one does: what it has taken it can
+// no longer fold, so its memory bound (CoalesceAbove and a notification
+// per key) grows by a batch.
+const (
+	listenerBatch = 128
+	coalesceBatch = 32
+)
 
 // callFrom calls the handler with r's notifications from j to n, in
 // order, and returns the index after the last call made; stopped is true

@@ -144,12 +144,16 @@ func (q *notifyQueue[T]) afterPop() {
 	}
 }
 
-// takeLocked moves up to listenerBatch notifications from the queue into
-// r, forgetting the coalescing slots of their keys, and returns how many;
-// the caller holds l.mu.
+// takeLocked moves up to listenerBatch notifications (coalesceBatch for a
+// coalescing listener) from the queue into r, forgetting the coalescing
+// slots of their keys, and returns how many; the caller holds l.mu.
 func (l *listener[T]) takeLocked(r *noteRun[T]) int {
+	max := listenerBatch
+	if l.coalesceAbove > 0 {
+		max = coalesceBatch
+	}
 	if len(l.slotKeys) > 0 {
-		n := min(l.q.len, listenerBatch)
+		n := min(l.q.len, max)
 		for i := range n {
 			p := l.q.front()
 			if key, ok := l.slotKeys[p]; ok {
@@ -162,8 +166,8 @@ func (l *listener[T]) takeLocked(r *noteRun[T]) int {
 		return n
 	}
 	n := 0
-	for n < listenerBatch && l.q.len > 0 {
-		n += l.q.popRun(r.old[n:], r.new[n:], r.meta[n:])
+	for n < max && l.q.len > 0 {
+		n += l.q.popRun(r.old[n:max], r.new[n:max], r.meta[n:max])
 	}
 	return n
 }
