@@ -181,14 +181,21 @@ func (f *DeltaFIFO[T]) doneEntryLocked(at int32, keep bool, cached int32) {
 
 // compactLocked moves the cached keys' entries to the first positions
 // when most entries are free; nothing may be queued or in flight (only
-// the key table refers to entries).
+// the key table refers to entries). The key table, if most of it is
+// empty too (a backlog of keys since deleted), is rebuilt to fit.
 func (f *DeltaFIFO[T]) compactLocked() {
 	if f.npend < 1024 || int(f.npend) < 4*f.nknown {
 		return
 	}
 	pages := make([]*[pendPageLen]pending[T], 0, (2*f.nknown+pendPageLen-1)/pendPageLen)
+	t := &f.items
+	slots := t.slots
+	if size := t.fit(); 4*size <= len(t.slots) {
+		slots = make([]keySlot, size)
+	}
+	mask := uint32(len(slots) - 1)
 	n := int32(0)
-	for i, s := range f.items.slots {
+	for i, s := range t.slots {
 		if s.at1 == 0 {
 			continue
 		}
@@ -197,7 +204,25 @@ func (f *DeltaFIFO[T]) compactLocked() {
 		}
 		pages[n/pendPageLen][n%pendPageLen] = *f.pendAt(s.at1 - 1)
 		n++
-		f.items.slots[i].at1 = n
+		if len(slots) == len(t.slots) {
+			t.slots[i].at1 = n
+			continue
+		}
+		j := s.hash & mask
+		for slots[j].at1 != 0 {
+			j = (j + 1) & mask
+		}
+		slots[j] = keySlot{hash: s.hash, at1: n}
 	}
-	f.pages, f.npend, f.freed = pages, n, 0
+	f.pages, f.npend, f.freed, t.slots = pages, n, 0, slots
+}
+
+// fit returns the number of slots that holds the table's keys and one
+// more without growing.
+func (t *keyTable) fit() int {
+	size := 16
+	for (t.n+1)*4 > size*3 {
+		size *= 2
+	}
+	return size
 }

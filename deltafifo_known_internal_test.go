@@ -380,6 +380,10 @@ func TestDeltaFIFOKnownCompact(t *testing.T) {
 	if f.npend != kept || f.freed != 0 || f.nknown != kept {
 		t.Fatalf("after deleting %d of %d keys: %d entries, free list %d, %d known", n-kept, n, f.npend, f.freed, f.nknown)
 	}
+	// The key table, grown for n keys, is given back too.
+	if len(f.items.slots) > 1024 {
+		t.Fatalf("after deleting %d of %d keys: %d slots kept for %d keys", n-kept, n, len(f.items.slots), f.items.n)
+	}
 	for i := range kept {
 		key := "ns/k" + strconv.Itoa(i)
 		pos, ok := ix.posOf(key)
