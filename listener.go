@@ -281,7 +281,6 @@ func (l *listener[T]) run(ctx context.Context) {
 			<-ran
 		}
 	}()
-	var batch noteRun[T]
 	done := ctx.Done() // read once: a cancelCtx's Done costs an atomic load and a call
 	l.mu.Lock()
 	for {
@@ -305,19 +304,18 @@ func (l *listener[T]) run(ctx context.Context) {
 			l.mu.Lock()
 			continue
 		}
-		// Take a batch under one lock; call it unlocked.
-		n := l.takeLocked(&batch)
-		l.batchLeft.Store(int32(n))
+		// Take a batch under one lock; call it unlocked, in place.
+		seg, a, b := l.takeLocked()
+		l.batchLeft.Store(int32(b - a))
 		l.mu.Unlock()
-		called, stopped := 0, false
-		for called < n && !stopped {
-			called, stopped = l.callFrom(&batch, n, called)
+		called, stopped := a, false
+		for called < b && !stopped {
+			called, stopped = l.callFrom(seg, b, called)
 		}
-		clear(batch.old[:n])
-		clear(batch.new[:n])
 		l.batchLeft.Store(0)
 		l.mu.Lock()
-		l.handled += uint64(called)
+		l.q.release(seg, a, b)
+		l.handled += uint64(called - a)
 		l.checkSyncedLocked()
 	}
 }
@@ -331,15 +329,15 @@ const (
 	coalesceBatch = 32
 )
 
-// callFrom calls the handler with r's notifications from j to n, in
+// callFrom calls the handler with the notifications of s from j to b, in
 // order, and returns the index after the last call made; stopped is true
-// when the listener stopped before n. A panic is contained here, once for
+// when the listener stopped before b. A panic is contained here, once for
 // the calls of a batch rather than once per call (a deferred recover costs
 // ~30 instructions): the panicking call counts as made, and the caller
 // calls on from the next one. A handler that ends its goroutine
 // (runtime.Goexit, as in a failing test) cannot be contained: it is
 // reported, and the listener stops.
-func (l *listener[T]) callFrom(r *noteRun[T], n, j int) (next int, stopped bool) {
+func (l *listener[T]) callFrom(s *segment[T], b, j int) (next int, stopped bool) {
 	returned := false
 	defer func() {
 		if returned {
@@ -352,7 +350,7 @@ func (l *listener[T]) callFrom(r *noteRun[T], n, j int) (next int, stopped bool)
 			l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
 		}
 	}()
-	meta, old, new := r.meta[:n], r.old[:n], r.new[:n]
+	meta, old, new := s.meta[:b], s.old[:b], s.new[:b]
 	for ; j < len(meta); j++ {
 		l.batchLeft.Add(-1)
 		if l.stopped.Load() {
@@ -362,7 +360,7 @@ func (l *listener[T]) callFrom(r *noteRun[T], n, j int) (next int, stopped bool)
 		if l.timed {
 			if l.sampled++; l.sampled == HandlerSample {
 				l.sampled = 0
-				l.callTimed(r.at(j))
+				l.callTimed(qslot[T]{s, j}.get())
 				continue
 			}
 		}

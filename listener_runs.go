@@ -95,35 +95,32 @@ func (q *notifyQueue[T]) pushRuns(old, new []T, meta []uint8) {
 	}
 }
 
-// noteRun is notifications taken from a listener's queue, by columns.
-type noteRun[T Object] struct {
-	old, new [listenerBatch]T
-	meta     [listenerBatch]uint8
-}
-
-func (r *noteRun[T]) at(i int) notification[T] {
-	m := r.meta[i]
-	return notification[T]{old: r.old[i], new: r.new[i], kind: notifyKind(m & kindMask), flag: m&flagBit != 0}
-}
-
-// popRun moves the notifications at the head of the queue, up to
-// len(meta) and to the end of the head segment, into old, new and meta,
-// and returns how many. The queue must not be empty.
-func (q *notifyQueue[T]) popRun(old, new []T, meta []uint8) int {
-	s, hi := q.head, q.hi
+// takeRun takes the notifications at the head of the queue, up to max and
+// to the end of the head segment: s[a:b]. They stay in place, read by the
+// listener without the lock, until release; meanwhile the queue neither
+// rewinds nor reuses s. The queue must not be empty.
+func (q *notifyQueue[T]) takeRun(max int) (s *segment[T], a, b int) {
+	s, a = q.head, q.hi
 	end := segmentLen
 	if s == q.tail {
 		end = q.ti
 	}
-	k := copy(meta, s.meta[hi:end])
-	copy(old[:k], s.old[hi:hi+k])
-	copy(new[:k], s.new[hi:hi+k])
-	clear(s.old[hi : hi+k])
-	clear(s.new[hi : hi+k])
-	q.hi += k
-	q.len -= k
-	q.afterPop()
-	return k
+	b = min(end, a+max)
+	q.hi = b
+	q.len -= b - a
+	return s, a, b
+}
+
+// release clears the run s[a:b] that takeRun took, and rewinds the queue
+// or moves its head on if the run emptied it or its head segment. (If the
+// queue was cleared meanwhile, s is no longer its head: only the run is
+// cleared.)
+func (q *notifyQueue[T]) release(s *segment[T], a, b int) {
+	clear(s.old[a:b])
+	clear(s.new[a:b])
+	if s == q.head && a < b {
+		q.afterPop()
+	}
 }
 
 // afterPop rewinds or moves the head on once a pop has emptied the queue
@@ -144,30 +141,24 @@ func (q *notifyQueue[T]) afterPop() {
 	}
 }
 
-// takeLocked moves up to listenerBatch notifications (coalesceBatch for a
-// coalescing listener) from the queue into r, forgetting the coalescing
-// slots of their keys, and returns how many; the caller holds l.mu.
-func (l *listener[T]) takeLocked(r *noteRun[T]) int {
+// takeLocked takes a run of up to listenerBatch notifications
+// (coalesceBatch for a coalescing listener) from the queue, forgetting the
+// coalescing slots of their keys, and returns it as takeRun does; the
+// caller holds l.mu, and releases the run (release) once it has called it.
+func (l *listener[T]) takeLocked() (s *segment[T], a, b int) {
 	max := listenerBatch
 	if l.coalesceAbove > 0 {
 		max = coalesceBatch
 	}
+	s, a, b = l.q.takeRun(max)
 	if len(l.slotKeys) > 0 {
-		n := min(l.q.len, max)
-		for i := range n {
-			p := l.q.front()
+		for i := a; i < b; i++ {
+			p := qslot[T]{s, i}
 			if key, ok := l.slotKeys[p]; ok {
 				delete(l.slotKeys, p)
 				delete(l.slots, key)
 			}
-			nt := l.q.pop()
-			r.old[i], r.new[i], r.meta[i] = nt.old, nt.new, metaOf(nt.kind, nt.flag)
 		}
-		return n
 	}
-	n := 0
-	for n < max && l.q.len > 0 {
-		n += l.q.popRun(r.old[n:max], r.new[n:max], r.meta[n:max])
-	}
-	return n
+	return s, a, b
 }
