@@ -11,11 +11,24 @@ import (
 // appends what each found to dst. When no index calls user code, the whole
 // batch is applied under one lock.
 func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []applyResult[T] {
+	dst, _ = ix.applyNoting(batch, dst, nil)
+	return dst
+}
+
+// applyNoting is applyBatch, which with nb (not nil, its columns at least
+// len(batch) long) also makes the notes of the batch's first keys that
+// are a watch's update of a key at its position hint (the steady state),
+// as applyHinted applies them, in nb's first noted notes; dst has no
+// results for these keys.
+func (ix *Indexer[T]) applyNoting(batch []KeyDeltas[T], dst []applyResult[T], nb *noteBatch[T]) (results []applyResult[T], noted int) {
 	if s := ix.set.Load(); !s.userFuncs() {
 		ix.mu.Lock()
 		if ix.set.Load() == s {
 			dst = slices.Grow(dst, len(batch))
-			for i := 0; i < len(batch); i++ {
+			if nb != nil && s.unready == 0 && ix.ptr {
+				noted = ix.applyNoted(batch, nb)
+			}
+			for i := noted; i < len(batch); i++ {
 				if s.unready == 0 && batch[i].cached > 0 {
 					if i, dst = ix.applyHinted(batch, i, dst); i == len(batch) {
 						break
@@ -59,7 +72,7 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 				}
 			}
 			ix.mu.Unlock()
-			return dst
+			return dst, noted
 		}
 		ix.mu.Unlock()
 	}
@@ -74,7 +87,38 @@ func (ix *Indexer[T]) applyBatch(batch []KeyDeltas[T], dst []applyResult[T]) []a
 			dst = append(dst, res)
 		}
 	}
-	return dst
+	return dst, 0
+}
+
+// applyNoted applies batch's first keys as applyHinted does, as long as
+// their delta is a watch's update (DeltaUpdated), and makes each one's
+// note (an update from the stored object to the new one) in nb, at the
+// key's index; it returns how many keys it took. For a pointer T; nb's
+// columns are at least len(batch) long.
+func (ix *Indexer[T]) applyNoted(batch []KeyDeltas[T], nb *noteBatch[T]) int {
+	sl, seq := ix.slots.s, ix.seq
+	olds, news := nb.old[:len(batch)], nb.new[:len(batch)]
+	metas, keys := nb.meta[:len(batch)], nb.key[:len(batch)]
+	k := 0
+	for ; k < len(batch); k++ {
+		kd := &batch[k]
+		at := uint(kd.cached) - 1
+		if len(kd.Deltas) != 1 || at >= uint(len(sl)) {
+			break
+		}
+		e, d := &sl[at], &kd.Deltas[0]
+		// As in applyHinted, for a watch's update only.
+		if d.Type != DeltaUpdated || e.seq == 0 || len(e.key) != len(kd.Key) ||
+			unsafe.StringData(e.key) != unsafe.StringData(kd.Key) || isNilAs(true, d.Object) {
+			break
+		}
+		seq++
+		olds[k], news[k], metas[k], keys[k] = e.obj, d.Object, uint8(notifyUpdate), int32(k)
+		e.obj, e.seq = d.Object, seq
+		kd.applied = true // and kd.cached stays at + 1
+	}
+	ix.seq = seq
+	return k
 }
 
 // applyHinted applies, from batch[i] on, each key that has one delta, which

@@ -127,14 +127,23 @@ func (inf *Informer[T]) checkSynced(empty bool) bool {
 
 // process applies a batch to the cache, then hands its notifications out.
 func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
-	results := inf.ix.applyBatch(batch, inf.results[:0])
 	nb := &inf.notes
-	nb.grow(len(results)) // at most one note per delta
-	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
-	w, r := 0, 0
 	plain := inf.detect == nil && !inf.snap.replaying
+	var results []applyResult[T]
+	noted := 0
+	if plain {
+		// The Indexer makes the notes of the batch's first keys, when
+		// they are a watch's updates of cached keys, as it applies them.
+		nb.grow(len(batch))
+		results, noted = inf.ix.applyNoting(batch, inf.results[:0], nb)
+	} else {
+		results = inf.ix.applyBatch(batch, inf.results[:0])
+	}
+	nb.grow(noted + len(results)) // at most one note per delta
+	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
+	w, r := noted, 0
 	addMeta := metaOf(notifyAdd, !inf.isSynced)
-	for i := 0; i < len(batch); i++ {
+	for i := noted; i < len(batch); i++ {
 		if plain {
 			k := plainNotes(batch[i:], results[r:], i, nb, w, addMeta)
 			if i, r, w = i+k, r+k, w+k; i == len(batch) {

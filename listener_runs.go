@@ -24,12 +24,15 @@ type noteBatch[T Object] struct {
 	unchanged int // notes with unchangedBit
 }
 
-// grow makes room for n notes, and sets the length of every column to n.
+// grow makes room for n notes, keeping those within the columns' length,
+// and sets the length of every column to n.
 func (nb *noteBatch[T]) grow(n int) {
 	if cap(nb.meta) < n {
 		c := max(n, 2*cap(nb.meta))
-		nb.old, nb.new = make([]T, c), make([]T, c)
-		nb.meta, nb.key = make([]uint8, c), make([]int32, c)
+		nb.old = append(make([]T, 0, c), nb.old...)
+		nb.new = append(make([]T, 0, c), nb.new...)
+		nb.meta = append(make([]uint8, 0, c), nb.meta...)
+		nb.key = append(make([]int32, 0, c), nb.key...)
 	}
 	nb.old, nb.new, nb.meta, nb.key = nb.old[:n], nb.new[:n], nb.meta[:n], nb.key[:n]
 }
