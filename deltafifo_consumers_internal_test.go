@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -105,6 +106,121 @@ func TestDeltaFIFOSeveralConsumers(t *testing.T) {
 		checkKeyTable(t, f, ix, nil)
 		if f.items.n != 0 || f.nknown != 0 || ix.Len() != 0 {
 			t.Fatalf("round %d: after deleting every key: %d slots, %d known, %d cached", round, f.items.n, f.nknown, ix.Len())
+		}
+	}
+}
+
+// runHeldOps runs ops (pairs of bytes) against f feeding ix with one
+// consumer that holds a batch across other operations, as an Informer's
+// process loop does while the reflector queues changes and relists: the
+// keys of the held batch are in flight meanwhile. It returns what was
+// popped, "key:type:finalStateUnknown", in order.
+func runHeldOps(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], ops []byte) []string {
+	t.Helper()
+	const keySpace = 6
+	var out []string
+	version := 0
+	obj := func(k int) *bobj {
+		version++
+		return bo("k"+strconv.Itoa(k), strconv.Itoa(version))
+	}
+	var held []KeyDeltas[*bobj]
+	var heldInitial int
+	take := func(max int) {
+		if held != nil || f.Len() == 0 {
+			return
+		}
+		batch, initial, err := f.take(nil, max)
+		if err != nil || len(batch) == 0 {
+			t.Fatalf("take: %d keys, %v", len(batch), err)
+		}
+		for _, kd := range batch {
+			for _, d := range kd.Deltas {
+				out = append(out, kd.Key+":"+d.Type.String()+":"+strconv.FormatBool(d.FinalStateUnknown))
+			}
+		}
+		ix.applyBatch(batch, nil)
+		held, heldInitial = batch, initial
+	}
+	done := func() {
+		if held != nil {
+			f.done(held, heldInitial)
+			held = nil
+		}
+	}
+	for i := 0; i+1 < len(ops); i += 2 {
+		op, arg := ops[i], ops[i+1]
+		k := int(arg) % keySpace
+		switch op % 8 {
+		case 0:
+			f.Update(obj(k))
+		case 1:
+			f.Delete(obj(k))
+		case 2:
+			f.BeginReplace()
+		case 3:
+			var page []*bobj
+			for j := range keySpace {
+				if arg&(1<<j) != 0 {
+					page = append(page, obj(j))
+				}
+			}
+			if err := f.ReplaceItems(page); err != nil && !errors.Is(err, ErrDuplicateKey) {
+				t.Fatal(err)
+			}
+		case 4:
+			done() // EndReplace waits for the batch in flight
+			if err := f.EndReplace(); err != nil {
+				t.Fatal(err)
+			}
+		case 5:
+			take(int(arg%3) + 1)
+		case 6:
+			done()
+		case 7:
+			f.Update(obj(k))
+			f.Update(obj(k))
+		}
+		if held == nil && f.keep {
+			checkKeyTable(t, f, ix, nil)
+		}
+	}
+	done()
+	for f.Len() > 0 {
+		take(2)
+		done()
+	}
+	return out
+}
+
+// A DeltaFIFO that keeps its known keys (and marks relists in the
+// Indexer) pops, per key, exactly what one over the same Indexer behind
+// the interface pops, when its consumer holds a batch across changes and
+// relist pages (keys in flight, entries moved), and both leave the same
+// cache.
+func TestDeltaFIFOKnownKeysWhileHeld(t *testing.T) {
+	for seed := range uint64(3000) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		ops := make([]byte, 2*(10+r.IntN(60)))
+		for i := range ops {
+			ops[i] = byte(r.UintN(256))
+		}
+		ixA := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+		fA := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ixA})
+		ixB := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+		fB := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: setKnown{ixB}})
+		a := perKey(runHeldOps(t, fA, ixA, ops))
+		b := perKey(runHeldOps(t, fB, ixB, ops))
+		for k := range keysOf(a, b) {
+			if !slices.Equal(a[k], b[k]) {
+				t.Fatalf("seed %d, ops %v: %s: with known keys popped\n%v\nwithout\n%v", seed, ops, k, a[k], b[k])
+			}
+		}
+		ka, kb := ixA.Keys(), ixB.Keys()
+		slices.Sort(ka)
+		slices.Sort(kb)
+		if !slices.Equal(ka, kb) {
+			t.Fatalf("seed %d, ops %v: caches differ: %v vs %v", seed, ops, ka, kb)
 		}
 	}
 }
