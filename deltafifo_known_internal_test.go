@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -399,5 +400,50 @@ func TestDeltaFIFOKnownCompact(t *testing.T) {
 	checkKeyTable(t, f, ix, nil)
 	if f.npend != kept || ix.Len() != kept {
 		t.Fatalf("after updating the kept keys: %d entries, %d cached", f.npend, ix.Len())
+	}
+}
+
+// A compaction that keeps the key table (not four times the size its keys
+// need) renumbers its slots in place: here most entries were freed by keys
+// whose changes were queued while they were in flight (moved entries hold
+// no slot), so the entries outnumber the slots the table ever needed.
+func TestDeltaFIFOKnownCompactInPlace(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	const n, inFlight, kept = 1200, 400, 384
+	for i := range n {
+		f.Update(bo("k"+strconv.Itoa(i), "1"))
+	}
+	batch, initial, err := f.take(nil, inFlight)
+	if err != nil || len(batch) != inFlight {
+		t.Fatalf("take: %d keys, %v", len(batch), err)
+	}
+	for _, kd := range batch {
+		f.Update(bo(strings.TrimPrefix(kd.Key, "ns/"), "2")) // a new entry each
+	}
+	ix.applyBatch(batch, nil)
+	f.done(batch, initial)
+	drainApplied(t, f, ix)
+	slots := len(f.items.slots)
+	if f.npend < n+inFlight {
+		t.Fatalf("%d entries, want at least %d", f.npend, n+inFlight)
+	}
+	for i := kept; i < n; i++ {
+		f.Delete(bo("k"+strconv.Itoa(i), "3"))
+	}
+	drainApplied(t, f, ix)
+	checkKeyTable(t, f, ix, nil)
+	if f.npend != kept || f.nknown != kept || len(f.items.slots) != slots {
+		t.Fatalf("after deleting %d of %d keys: %d entries, %d known, %d slots (were %d)", n-kept, n, f.npend, f.nknown, len(f.items.slots), slots)
+	}
+	for i := range kept {
+		key := "ns/k" + strconv.Itoa(i)
+		pos, ok := ix.posOf(key)
+		f.mu.Lock()
+		q := f.queuedLocked(key)
+		f.mu.Unlock()
+		if !ok || q.kk == 0 || q.cached != int32(pos)+1 {
+			t.Fatalf("%s: in the Indexer at %d (%v), the queue's entry says %+v", key, pos, ok, q)
+		}
 	}
 }
