@@ -5,7 +5,8 @@ import "hash/maphash"
 // keyTable is a DeltaFIFO's index of its keys: key → position of the
 // key's entry (pending), for the keys queued or in flight and, when the
 // known objects are an *Indexer, the cached ones too (the entry then
-// holds the key's string and its position in the Indexer). It is an
+// holds the key's string and its position in the Indexer). An Indexer
+// keeps its map by key in one too (findPos). It is an
 // open-addressing table of 8-byte slots (linear probing; deletion by
 // backward shift, so it never fills with deletion marks) that holds no
 // strings: a slot has 32 bits of the key's hash and where the entry is,
@@ -118,6 +119,17 @@ func (t *keyTable) remove(h uint32, at1 int32) {
 	}
 	t.slots[i] = keySlot{}
 	t.n--
+}
+
+// reserve sizes an empty table for n keys.
+func (t *keyTable) reserve(n int) {
+	size := 16
+	for size*3 < n*4 {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.resize(size)
+	}
 }
 
 // resize rehashes into n slots (a power of two).

@@ -1,8 +1,10 @@
 package informer
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Indexer is a thread-safe store of objects by key, with named secondary
@@ -29,26 +31,57 @@ type Indexer[T Object] struct {
 	ptr     bool // T is a pointer type (pointerType)
 
 	mu    sync.RWMutex
-	items map[string]ref // key → position in slots
-	slots *slots[T]      // the entries by position
-	iters atomic.Int32   // iterators running: slots are not compacted meanwhile
-	seq   uint64         // last write sequence handed out
+	items keyTable // key → position in slots + 1 (see findPos)
+	// miss and missKey: the last key a writer looked up and did not find,
+	// its hash and the slot where it goes (see posOfLocked); cleared by
+	// every change to items.
+	miss    qpos
+	missKey string
+	slots   *slots[T]    // the entries by position
+	iters   atomic.Int32 // iterators running: slots are not compacted meanwhile
+	seq     uint64       // last write sequence handed out
 
 	set atomic.Pointer[indexSet[T]] // written under mu
 }
 
-// ref is what the map by key holds: the entry's position in slots, and the
-// mark of the last relist that saw the key (see DeltaFIFO.EndReplace),
-// which fits in the padding of the map's slot.
-type ref struct {
-	pos  int32
-	mark uint32
-}
-
 // posOf returns the position of key's entry.
 func (ix *Indexer[T]) posOf(key string) (int32, bool) {
-	r, ok := ix.items[key]
-	return r.pos, ok
+	pos, _, ok := findPos(&ix.items, ix.slots.s, ix.items.hashString(key), key)
+	return pos, ok
+}
+
+// posOfLocked is posOf for a writer (the lock held): a key not found is
+// remembered with its hash and the slot where it goes, for insertLocked,
+// which usually follows.
+func (ix *Indexer[T]) posOfLocked(key string) (int32, bool) {
+	h := ix.items.hashString(key)
+	pos, idx, ok := findPos(&ix.items, ix.slots.s, h, key)
+	if !ok {
+		ix.miss, ix.missKey = qpos{idx: idx, hash: h}, key
+	}
+	return pos, ok
+}
+
+// findPos looks key up in t, a map by key of the entries of s (at1 is a
+// position in s + 1, whose key is compared); h is key's hash in t. It
+// returns the key's position, or the empty slot where the key would go
+// (-1 if t has none). Against a map[string], the key is stored once (in
+// its slot), and an insert after a lookup neither hashes nor probes again
+// (posOfLocked, insertLocked).
+func findPos[T Object, K string | []byte](t *keyTable, s []slot[T], h uint32, key K) (pos, idx int32, ok bool) {
+	if len(t.slots) == 0 {
+		return 0, -1, false
+	}
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		ks := t.slots[i]
+		if ks.at1 == 0 {
+			return 0, int32(i), false
+		}
+		if ks.hash == h && s[ks.at1-1].key == string(key) {
+			return ks.at1 - 1, 0, true
+		}
+	}
 }
 
 // IndexerOptions configures an Indexer. The zero value means MetaKey and no
@@ -67,7 +100,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: map[string]ref{}, slots: &slots[T]{}, ptr: pointerType[T]()}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: keyTable{seed: maphash.MakeSeed()}, slots: &slots[T]{}, ptr: pointerType[T]()}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}
@@ -111,8 +144,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 			if s := ix.set.Load(); !s.userFuncs() {
 				ix.mu.Lock()
 				if ix.set.Load() == s {
-					r, ok := ix.items[string(b)]
-					pos := r.pos
+					pos, _, ok := findPos(&ix.items, ix.slots.s, ix.items.hashBytes(b), b)
 					var key string
 					if ok {
 						key = ix.slots.s[pos].key
@@ -313,8 +345,9 @@ func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos 
 // first list of known size fills it without growing its map and slots.
 func (ix *Indexer[T]) reserve(n int) {
 	ix.mu.Lock()
-	if len(ix.items) == 0 && len(ix.slots.s) == 0 && cap(ix.slots.s) < n {
-		ix.items = make(map[string]ref, n)
+	if ix.items.n == 0 && len(ix.slots.s) == 0 && cap(ix.slots.s) < n {
+		ix.items.reserve(n)
+		ix.missKey = ""
 		ix.slots.s = make([]slot[T], 0, n)
 	}
 	ix.mu.Unlock()
@@ -324,21 +357,37 @@ func (ix *Indexer[T]) reserve(n int) {
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
 	pos := ix.slots.add(key, obj, ix.seq)
-	ix.items[key] = ref{pos: pos}
+	q := qpos{idx: -1}
+	if len(ix.missKey) == len(key) && unsafe.StringData(ix.missKey) == unsafe.StringData(key) {
+		q = ix.miss // this very string was just looked up, not found
+	} else {
+		q.hash = ix.items.hashString(key)
+	}
+	ix.missKey = ""
+	if t := &ix.items; q.idx >= 0 && (t.n+1)*4 <= len(t.slots)*3 {
+		// insert's usual case, inline: the slot is known and the table
+		// does not grow.
+		t.slots[q.idx] = keySlot{hash: q.hash, at1: pos + 1}
+		t.n++
+	} else {
+		t.insert(q, pos+1)
+	}
 	return pos
 }
 
 // deleteLocked removes the stored entry at pos, under key, from the map and
 // the slots; s's indexes must be rid of it first.
 func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
-	delete(ix.items, key)
+	ix.items.remove(ix.items.hashString(key), pos+1)
+	ix.missKey = "" // the removal may have moved the slot it found
 	ix.seq++
 	ix.slots.remove(pos)
 	if ix.slots.sparse() && ix.iters.Load() == 0 {
 		moved := ix.slots.compact()
-		for k, r := range ix.items {
-			r.pos = moved[r.pos]
-			ix.items[k] = r
+		for i, s := range ix.items.slots {
+			if s.at1 != 0 {
+				ix.items.slots[i].at1 = moved[s.at1-1] + 1
+			}
 		}
 		for _, m := range s.maps {
 			m.renumber(moved)

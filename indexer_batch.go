@@ -168,7 +168,8 @@ func (ix *Indexer[T]) Replace(items []T) error {
 	var errs []error
 	for {
 		s := ix.set.Load()
-		fresh := make(map[string]ref, len(items))
+		fresh := keyTable{seed: ix.items.seed}
+		fresh.reserve(len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
 		maps := make([]*index, len(s.maps))
 		for i := range maps {
@@ -186,8 +187,8 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				errs = append(errs, err)
 				continue
 			}
-			r, dup := fresh[key]
-			pos := r.pos
+			h := fresh.hashString(key)
+			pos, _, dup := findPos(&fresh, ds.s, h, key)
 			if dup {
 				// A duplicate key: the later object wins.
 				var ov indexValues
@@ -198,7 +199,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 				ds.s[pos].obj = obj
 			} else {
 				pos = ds.add(key, obj, 1)
-				fresh[key] = ref{pos: pos}
+				fresh.insert(qpos{idx: -1, hash: h}, pos+1)
 			}
 			for i, m := range maps {
 				m.addAll(vals.of(i), pos)
@@ -216,7 +217,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 		}
 		// Iterators running over the old slots finish over them: no writer
 		// changes them any more.
-		ix.items, ix.slots = fresh, ds
+		ix.items, ix.slots, ix.missKey = fresh, ds, ""
 		for i := range s.maps {
 			*s.maps[i] = *maps[i]
 		}

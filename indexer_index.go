@@ -240,7 +240,7 @@ func (ix *Indexer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	}
 	// From here on, writers maintain the new index too.
 	ix.set.Store(s.with(name, fn, ix.metaKey && isIndexByNamespace(fn), &ix.iters))
-	snaps := make([]indexSnap[T], 0, len(ix.items))
+	snaps := make([]indexSnap[T], 0, ix.items.n)
 	for _, sl := range ix.slots.s {
 		if sl.seq != 0 {
 			snaps = append(snaps, indexSnap[T]{sl.key, sl.obj, sl.seq})

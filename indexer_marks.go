@@ -9,12 +9,12 @@ package informer
 // when the slots are compacted or replaced).
 func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, ok bool) {
 	ix.mu.RLock()
-	r, ok := ix.items[string(b)]
+	pos, _, ok = findPos(&ix.items, ix.slots.s, ix.items.hashBytes(b), b)
 	if ok {
-		key = ix.slots.s[r.pos].key
+		key, mark = ix.slots.s[pos].key, ix.slots.s[pos].mark
 	}
 	ix.mu.RUnlock()
-	return key, r.mark, r.pos, ok
+	return key, mark, pos, ok
 }
 
 // posHinted is posOf with a hint: at, if positive, is a position + 1 where
@@ -26,23 +26,24 @@ func (ix *Indexer[T]) posHinted(key string, at int32) (int32, bool) {
 	if s := ix.slots.s; at > 0 && int(at) <= len(s) && s[at-1].key == key {
 		return at - 1, true
 	}
-	return ix.posOf(key)
+	return ix.posOfLocked(key)
 }
 
 // markOf returns key's relist mark, 0 if it is not stored.
 func (ix *Indexer[T]) markOf(key string) uint32 {
 	ix.mu.RLock()
-	r := ix.items[key]
-	ix.mu.RUnlock()
-	return r.mark
+	defer ix.mu.RUnlock()
+	if pos, ok := ix.posOf(key); ok {
+		return ix.slots.s[pos].mark
+	}
+	return 0
 }
 
 // setMark sets the relist mark of key, if it is stored.
 func (ix *Indexer[T]) setMark(key string, mark uint32) {
 	ix.mu.Lock()
-	if r, ok := ix.items[key]; ok && r.mark != mark {
-		r.mark = mark
-		ix.items[key] = r
+	if pos, ok := ix.posOf(key); ok {
+		ix.slots.s[pos].mark = mark
 	}
 	ix.mu.Unlock()
 }
@@ -54,7 +55,7 @@ func (ix *Indexer[T]) unmarked(mark uint32, fn func(key string, obj T)) {
 	defer ix.mu.RUnlock()
 	// In the order of the slots, as All: a map's order is random.
 	for _, sl := range ix.slots.s {
-		if sl.seq != 0 && ix.items[sl.key].mark != mark {
+		if sl.seq != 0 && sl.mark != mark {
 			fn(sl.key, sl.obj)
 		}
 	}

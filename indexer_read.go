@@ -10,8 +10,8 @@ import (
 // Get returns the object stored under key.
 func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 	ix.mu.RLock()
-	if r, found := ix.items[key]; found {
-		obj, ok = ix.slots.s[r.pos].obj, true
+	if pos, found := ix.posOf(key); found {
+		obj, ok = ix.slots.s[pos].obj, true
 	}
 	ix.mu.RUnlock()
 	return obj, ok
@@ -20,7 +20,7 @@ func (ix *Indexer[T]) Get(key string) (obj T, ok bool) {
 // Len returns the number of stored objects.
 func (ix *Indexer[T]) Len() int {
 	ix.mu.RLock()
-	n := len(ix.items)
+	n := ix.items.n
 	ix.mu.RUnlock()
 	return n
 }
@@ -29,7 +29,7 @@ func (ix *Indexer[T]) Len() int {
 func (ix *Indexer[T]) Keys() []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	keys := make([]string, 0, len(ix.items))
+	keys := make([]string, 0, ix.items.n)
 	for i := range ix.slots.s {
 		if sl := &ix.slots.s[i]; sl.seq != 0 {
 			keys = append(keys, sl.key)
@@ -42,7 +42,7 @@ func (ix *Indexer[T]) Keys() []string {
 func (ix *Indexer[T]) List() []T {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	objs := make([]T, 0, len(ix.items))
+	objs := make([]T, 0, ix.items.n)
 	for i := range ix.slots.s {
 		if sl := &ix.slots.s[i]; sl.seq != 0 {
 			objs = append(objs, sl.obj)

@@ -29,6 +29,9 @@ type slot[T Object] struct {
 	key string
 	obj T
 	seq uint64 // the Indexer's write sequence at this entry's last write; never 0
+	// mark is the mark of the last relist that saw the key (see
+	// DeltaFIFO.EndReplace).
+	mark uint32
 }
 
 // add places a new entry in a hole, or at the end, and returns its position.

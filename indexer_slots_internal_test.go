@@ -189,3 +189,48 @@ func TestUpsertIndexesForAnIndexBeingFilled(t *testing.T) {
 		t.Fatalf("ByIndex(namespace, ns) = %v, %v; want a at resourceVersion 2", got, err)
 	}
 }
+
+// The Indexer's map by key remembers where a key it did not find goes
+// (posOfLocked) for the insert that follows; a removal in between (which
+// shifts slots back), or an insert of another key, must make the insert
+// probe again. Random keys in a
+// small, full table, so that removals often shift the slot remembered;
+// after every insert each stored key is found.
+func TestIndexerMissThenRemove(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{})
+	stored := []string{}
+	next := 0
+	s := ix.set.Load()
+	for step := range 20000 {
+		ix.mu.Lock()
+		key := "ns/k" + strconv.Itoa(next)
+		next++
+		if _, ok := ix.posOfLocked(key); ok {
+			t.Fatalf("step %d: %s found before it was stored", step, key)
+		}
+		if len(stored) > 8 {
+			i := step % len(stored)
+			pos, ok := ix.posOf(stored[i])
+			if !ok {
+				t.Fatalf("step %d: %s not found", step, stored[i])
+			}
+			ix.deleteLocked(s, stored[i], pos)
+			stored = slices.Delete(stored, i, i+1)
+		}
+		if step%3 == 0 {
+			// The key looked up is not the one stored (a deletion of a
+			// key never stored, then another key added).
+			key = "ns/k" + strconv.Itoa(next)
+			next++
+		}
+		ix.seq++
+		ix.insertLocked(key, bo(key[3:], "1"))
+		stored = append(stored, key)
+		for _, k := range stored {
+			if pos, ok := ix.posOf(k); !ok || ix.slots.s[pos].key != k {
+				t.Fatalf("step %d: %s lost (found %v at %d)", step, k, ok, pos)
+			}
+		}
+		ix.mu.Unlock()
+	}
+}
