@@ -229,6 +229,34 @@ func (f *DeltaFIFO[T]) compactLocked() {
 	f.pages, f.npend, f.freed, t.slots = pages, n, 0, slots
 }
 
+// renumber rewrites every slot's at1 as at says; a table four times the
+// size its keys need or more is rebuilt to fit them (a backlog of keys
+// since deleted gives its slots back).
+func (t *keyTable) renumber(at func(at1 int32) int32) {
+	size := t.fit()
+	if 4*size > len(t.slots) {
+		for i, s := range t.slots {
+			if s.at1 != 0 {
+				t.slots[i].at1 = at(s.at1)
+			}
+		}
+		return
+	}
+	old := t.slots
+	t.slots = make([]keySlot, size)
+	mask := uint32(size - 1)
+	for _, s := range old {
+		if s.at1 == 0 {
+			continue
+		}
+		j := s.hash & mask
+		for t.slots[j].at1 != 0 {
+			j = (j + 1) & mask
+		}
+		t.slots[j] = keySlot{hash: s.hash, at1: at(s.at1)}
+	}
+}
+
 // fit returns the number of slots that holds the table's keys and one
 // more without growing.
 func (t *keyTable) fit() int {

@@ -384,11 +384,7 @@ func (ix *Indexer[T]) deleteLocked(s *indexSet[T], key string, pos int32) {
 	ix.slots.remove(pos)
 	if ix.slots.sparse() && ix.iters.Load() == 0 {
 		moved := ix.slots.compact()
-		for i, s := range ix.items.slots {
-			if s.at1 != 0 {
-				ix.items.slots[i].at1 = moved[s.at1-1] + 1
-			}
-		}
+		ix.items.renumber(func(at1 int32) int32 { return moved[at1-1] + 1 })
 		for _, m := range s.maps {
 			m.renumber(moved)
 		}

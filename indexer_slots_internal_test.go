@@ -234,3 +234,33 @@ func TestIndexerMissThenRemove(t *testing.T) {
 		ix.mu.Unlock()
 	}
 }
+
+// An Indexer whose keys were mostly deleted gives its map by key back as
+// it compacts its slots, as it gives the slots back: the map is rebuilt
+// to fit the keys left, which are all found at their positions.
+func TestIndexerKeyTableShrinks(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	const n, kept = 4096, 100
+	for i := range n {
+		if _, _, err := ix.Upsert(bo("k"+strconv.Itoa(i), "1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	peak := len(ix.items.slots)
+	for i := kept; i < n; i++ {
+		ix.DeleteKey("ns/k" + strconv.Itoa(i))
+	}
+	if got := len(ix.items.slots); got > peak/8 {
+		t.Fatalf("after deleting %d of %d keys: %d slots kept (%d at the peak) for %d keys", n-kept, n, got, peak, ix.Len())
+	}
+	for i := range kept {
+		key := "ns/k" + strconv.Itoa(i)
+		pos, ok := ix.posOf(key)
+		if !ok || ix.slots.s[pos].key != key {
+			t.Fatalf("%s lost (found %v at %d)", key, ok, pos)
+		}
+	}
+	if _, _, err := ix.Upsert(bo("k"+strconv.Itoa(n), "2")); err != nil || ix.Len() != kept+1 {
+		t.Fatalf("an add after the deletions: %v, %d stored", err, ix.Len())
+	}
+}
