@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"hash/maphash"
 	"iter"
 	"strconv"
 	"sync"
@@ -72,6 +71,7 @@ type KeyDeltas[T Object] struct {
 	// cached is the key's pending.cached, where the consumer's Indexer may
 	// hold it; once applied, where it does + 1, or 0 if it does not.
 	cached int32
+	hash   uint32 // the key's keyHash, or 0: not computed
 }
 
 // KnownObjects is what a DeltaFIFO needs to know of the cache it feeds: the
@@ -173,6 +173,7 @@ const inBulk = -1
 // bulk is a page of a bulk replacement; next is the first key not taken.
 type bulk[T Object] struct {
 	keys    []string
+	hashes  []uint32 // the keys' keyHash, for the Indexer the queue feeds (nil without one)
 	deltas  []Delta[T]
 	next    int
 	initial bool
@@ -232,7 +233,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 	f := &DeltaFIFO[T]{
 		keyFunc: opts.KeyFunc,
 		known:   opts.KnownObjects,
-		items:   keyTable{seed: maphash.MakeSeed()},
+		items:   keyTable{},
 		ready:   make(chan struct{}, 1),
 		synced:  make(chan struct{}),
 	}

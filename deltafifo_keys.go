@@ -17,7 +17,6 @@ import "hash/maphash"
 // the Indexer (its lock and its map) to share the key's string and find
 // its position.
 type keyTable struct {
-	seed  maphash.Seed
 	slots []keySlot // len a power of two, or 0
 	n     int
 }
@@ -49,8 +48,17 @@ type qpos struct {
 // to be found.
 var notQueued = qpos{at: noPending, idx: -1}
 
-func (t *keyTable) hashString(s string) uint32 { return uint32(maphash.String(t.seed, s)) }
-func (t *keyTable) hashBytes(b []byte) uint32  { return uint32(maphash.Bytes(t.seed, b)) }
+// keySeed seeds the hash of every keyTable: random, so that a server
+// cannot choose keys that collide, and one per process, so that a key's
+// hash computed once serves every table (a first list's keys are hashed
+// by the reflector's goroutine for the Indexer's table: bulk.hashes).
+var keySeed = maphash.MakeSeed()
+
+// keyHash is key's hash in every keyTable.
+func keyHash(key string) uint32 { return uint32(maphash.String(keySeed, key)) }
+
+func (t *keyTable) hashString(s string) uint32 { return keyHash(s) }
+func (t *keyTable) hashBytes(b []byte) uint32  { return uint32(maphash.Bytes(keySeed, b)) }
 
 // findKey looks key up among f's keys; h is its hash.
 func findKey[T Object, K string | []byte](f *DeltaFIFO[T], h uint32, key K) qpos {

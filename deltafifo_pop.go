@@ -79,7 +79,12 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			for j := range keys {
 				kd := &dst[n+j]
 				kd.Key, kd.Deltas = keys[j], deltas[j:j+1:j+1]
-				kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached = true, false, 0, 0, 0
+				kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, 0
+			}
+			if b.hashes != nil {
+				for j, h := range b.hashes[b.next : b.next+k] {
+					dst[n+j].hash = h
+				}
 			}
 			b.next += k
 			f.nkeys -= k
@@ -107,7 +112,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 			p.state = entryInFlight
 			kd := &dst[n+j]
 			kd.Key, kd.Deltas = p.key, p.deltas
-			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached = false, false, at, p.gen, p.cached
+			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = false, false, at, p.gen, p.cached, p.hash
 			if p.initial {
 				initial++
 			}

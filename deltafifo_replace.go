@@ -76,11 +76,32 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		}
 	}
 	// A first list into an empty queue and cache is queued in bulk pages,
-	// made ready without the lock (which the consumer takes meanwhile).
+	// made ready without the lock (which the consumer takes meanwhile), a
+	// chunk at a time: the consumer stores the first while the next is
+	// made (a list in one response, as source/kube's first list by
+	// default, would otherwise be made whole before the first is stored).
 	var b *bulk[T]
 	var berrs []error
 	if f.inBulkMode() {
-		b, berrs = f.bulkOf(keys, items, errs)
+		if f.marks != nil {
+			f.marks.reserve(len(items)) // if it is still empty
+		}
+		for len(items) > bulkChunk {
+			var ck []string
+			if keys != nil {
+				ck = keys[:bulkChunk]
+			}
+			cb, cerrs := f.bulkOf(ck, items[:bulkChunk], nil)
+			if !f.pushBulk(cb) {
+				break // no longer in bulk mode: the rest as below
+			}
+			berrs = append(berrs, cerrs...)
+			items = items[bulkChunk:]
+			if keys != nil {
+				keys = keys[bulkChunk:]
+			}
+		}
+		b, berrs = f.bulkOf(keys, items, append(berrs, errs...))
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -100,6 +121,22 @@ func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 		f.beginLocked()
 	}
 	return errors.Join(f.replaceLocked(keys, items, errs)...)
+}
+
+// bulkChunk is how many objects of a first list are made into a bulk at
+// once (see ReplaceItems).
+const bulkChunk = 1024
+
+// pushBulk queues b, made by bulkOf, if the replacement in progress still
+// queues bulks (and the queue is open), and reports whether it did.
+func (f *DeltaFIFO[T]) pushBulk(b *bulk[T]) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || !f.bulkMode {
+		return false
+	}
+	f.pushBulkLocked(b)
+	return true
 }
 
 // inBulkMode reports whether the replacement in progress queues bulks.
@@ -129,7 +166,7 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 				b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: items[i]})
 			}
 		}
-		return b, errs
+		return f.hashBulk(b), errs
 	}
 	block := make([]byte, 0, keyBlock+128) // the open block's keys, back to back
 	type cut struct{ i, end int32 }        // b.keys[i] ends at block[end]
@@ -168,7 +205,20 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	if len(block) > 0 {
 		flush()
 	}
-	return b, errs
+	return f.hashBulk(b), errs
+}
+
+// hashBulk computes the keys' hashes of b for the Indexer the queue feeds,
+// if it feeds one: on the reflector's goroutine, where a first list has
+// time to spare, rather than on the consumer's, which stores the list.
+func (f *DeltaFIFO[T]) hashBulk(b *bulk[T]) *bulk[T] {
+	if f.marks != nil {
+		b.hashes = make([]uint32, len(b.keys))
+		for i, key := range b.keys {
+			b.hashes[i] = keyHash(key)
+		}
+	}
+	return b
 }
 
 // replaceLocked queues items as replaced, with keys (computed before, for

@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -50,11 +49,13 @@ func (ix *Indexer[T]) posOf(key string) (int32, bool) {
 	return pos, ok
 }
 
-// posOfLocked is posOf for a writer (the lock held): a key not found is
-// remembered with its hash and the slot where it goes, for insertLocked,
-// which usually follows.
-func (ix *Indexer[T]) posOfLocked(key string) (int32, bool) {
-	h := ix.items.hashString(key)
+// posOfLocked is posOf for a writer (the lock held), with h the key's
+// keyHash if it is not 0: a key not found is remembered with its hash and
+// the slot where it goes, for insertLocked, which usually follows.
+func (ix *Indexer[T]) posOfLocked(key string, h uint32) (int32, bool) {
+	if h == 0 {
+		h = ix.items.hashString(key)
+	}
 	pos, idx, ok := findPos(&ix.items, ix.slots.s, h, key)
 	if !ok {
 		ix.miss, ix.missKey = qpos{idx: idx, hash: h}, key
@@ -100,7 +101,7 @@ type IndexerOptions[T Object] struct {
 
 // NewIndexer returns an empty Indexer.
 func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
-	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: keyTable{seed: maphash.MakeSeed()}, slots: &slots[T]{}, ptr: pointerType[T]()}
+	ix := &Indexer[T]{keyFunc: opts.KeyFunc, items: keyTable{}, slots: &slots[T]{}, ptr: pointerType[T]()}
 	if ix.keyFunc == nil {
 		ix.keyFunc, ix.metaKey = MetaKey[T], true
 	}

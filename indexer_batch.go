@@ -37,7 +37,7 @@ func (ix *Indexer[T]) applyNoting(batch []KeyDeltas[T], dst []applyResult[T], nb
 				// The deltas of one key, recording in kd where the
 				// key is stored after them (see KeyDeltas.cached).
 				kd := &batch[i]
-				pos, ok := ix.posHinted(kd.Key, kd.cached)
+				pos, ok := ix.posHinted(kd.Key, kd.cached, kd.hash)
 				ds := kd.Deltas
 				for j := range ds {
 					d := &ds[j]
@@ -168,7 +168,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 	var errs []error
 	for {
 		s := ix.set.Load()
-		fresh := keyTable{seed: ix.items.seed}
+		fresh := keyTable{}
 		fresh.reserve(len(items))
 		ds := &slots[T]{s: make([]slot[T], 0, len(items))}
 		maps := make([]*index, len(s.maps))

@@ -21,12 +21,13 @@ func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, o
 // key was stored lately (see internKey). The hint is taken when that slot
 // still holds key (an interned key compares by pointer; a hole's key is "",
 // which no key is), which saves the lookup by key; otherwise the key is
-// looked up. The caller holds the lock.
-func (ix *Indexer[T]) posHinted(key string, at int32) (int32, bool) {
+// looked up, with h as its keyHash if it is not 0 (computed by the queue).
+// The caller holds the lock.
+func (ix *Indexer[T]) posHinted(key string, at int32, h uint32) (int32, bool) {
 	if s := ix.slots.s; at > 0 && int(at) <= len(s) && s[at-1].key == key {
 		return at - 1, true
 	}
-	return ix.posOfLocked(key)
+	return ix.posOfLocked(key, h)
 }
 
 // markOf returns key's relist mark, 0 if it is not stored.

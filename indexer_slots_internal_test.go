@@ -205,7 +205,7 @@ func TestIndexerMissThenRemove(t *testing.T) {
 		ix.mu.Lock()
 		key := "ns/k" + strconv.Itoa(next)
 		next++
-		if _, ok := ix.posOfLocked(key); ok {
+		if _, ok := ix.posOfLocked(key, 0); ok {
 			t.Fatalf("step %d: %s found before it was stored", step, key)
 		}
 		if len(stored) > 8 {
