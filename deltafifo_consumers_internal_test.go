@@ -152,22 +152,8 @@ func runHeldOps(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], ops []byt
 		op, arg := ops[i], ops[i+1]
 		k := int(arg) % keySpace
 		switch op % 8 {
-		case 0:
-			f.Update(obj(k))
-		case 1:
-			f.Delete(obj(k))
-		case 2:
-			f.BeginReplace()
-		case 3:
-			var page []*bobj
-			for j := range keySpace {
-				if arg&(1<<j) != 0 {
-					page = append(page, obj(j))
-				}
-			}
-			if err := f.ReplaceItems(page); err != nil && !errors.Is(err, ErrDuplicateKey) {
-				t.Fatal(err)
-			}
+		case 0, 1, 2, 3:
+			queueOp(t, f, op, arg, keySpace, obj)
 		case 4:
 			done() // EndReplace waits for the batch in flight
 			if err := f.EndReplace(); err != nil {
@@ -200,11 +186,7 @@ func runHeldOps(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], ops []byt
 // cache.
 func TestDeltaFIFOKnownKeysWhileHeld(t *testing.T) {
 	for seed := range uint64(3000) {
-		r := rand.New(rand.NewPCG(seed, 9))
-		ops := make([]byte, 2*(10+r.IntN(60)))
-		for i := range ops {
-			ops[i] = byte(r.UintN(256))
-		}
+		ops := randomOps(seed, 9, 60)
 		ixA := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
 		fA := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ixA})
 		ixB := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})

@@ -208,60 +208,29 @@ func (f *DeltaFIFO[T]) compactLocked() {
 		return
 	}
 	pages := make([]*[pendPageLen]pending[T], 0, (2*f.nknown+pendPageLen-1)/pendPageLen)
-	t := &f.items
-	slots := t.slots
-	if size := t.fit(); 4*size <= len(t.slots) {
-		slots = make([]keySlot, size)
-	}
-	mask := uint32(len(slots) - 1)
 	n := int32(0)
-	for i, s := range t.slots {
-		if s.at1 == 0 {
-			continue
-		}
+	f.items.renumber(func(at1 int32) int32 {
 		if int(n/pendPageLen) == len(pages) {
 			pages = append(pages, new([pendPageLen]pending[T]))
 		}
-		pages[n/pendPageLen][n%pendPageLen] = *f.pendAt(s.at1 - 1)
+		pages[n/pendPageLen][n%pendPageLen] = *f.pendAt(at1 - 1)
 		n++
-		if len(slots) == len(t.slots) {
-			t.slots[i].at1 = n
-			continue
-		}
-		j := s.hash & mask
-		for slots[j].at1 != 0 {
-			j = (j + 1) & mask
-		}
-		slots[j] = keySlot{hash: s.hash, at1: n}
-	}
-	f.pages, f.npend, f.freed, t.slots = pages, n, 0, slots
+		return n
+	})
+	f.pages, f.npend, f.freed = pages, n, 0
 }
 
 // renumber rewrites every slot's at1 as at says; a table four times the
 // size its keys need or more is rebuilt to fit them (a backlog of keys
 // since deleted gives its slots back).
 func (t *keyTable) renumber(at func(at1 int32) int32) {
-	size := t.fit()
-	if 4*size > len(t.slots) {
-		for i, s := range t.slots {
-			if s.at1 != 0 {
-				t.slots[i].at1 = at(s.at1)
-			}
+	for i, s := range t.slots {
+		if s.at1 != 0 {
+			t.slots[i].at1 = at(s.at1)
 		}
-		return
 	}
-	old := t.slots
-	t.slots = make([]keySlot, size)
-	mask := uint32(size - 1)
-	for _, s := range old {
-		if s.at1 == 0 {
-			continue
-		}
-		j := s.hash & mask
-		for t.slots[j].at1 != 0 {
-			j = (j + 1) & mask
-		}
-		t.slots[j] = keySlot{hash: s.hash, at1: at(s.at1)}
+	if size := t.fit(); 4*size <= len(t.slots) {
+		t.resize(size)
 	}
 }
 

@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -114,22 +113,8 @@ func runKnownOps(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], ops []by
 		op, arg := ops[i], ops[i+1]
 		k := int(arg) % keySpace
 		switch op % 8 {
-		case 0:
-			f.Update(obj(k))
-		case 1:
-			f.Delete(obj(k))
-		case 2:
-			f.BeginReplace()
-		case 3:
-			var page []*bobj
-			for j := range keySpace {
-				if arg&(1<<j) != 0 {
-					page = append(page, obj(j))
-				}
-			}
-			if err := f.ReplaceItems(page); err != nil && !errors.Is(err, ErrDuplicateKey) {
-				t.Fatal(err)
-			}
+		case 0, 1, 2, 3:
+			queueOp(t, f, op, arg, keySpace, obj)
 		case 4:
 			if err := f.EndReplace(); err != nil {
 				t.Fatal(err)
@@ -173,11 +158,7 @@ func runKnownOps(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], ops []by
 // Pop callback, and deletions from the Indexer behind the queue's back.
 func TestDeltaFIFOKnownKeys(t *testing.T) {
 	for seed := range uint64(2000) {
-		r := rand.New(rand.NewPCG(seed, 7))
-		ops := make([]byte, 2*(10+r.IntN(80)))
-		for i := range ops {
-			ops[i] = byte(r.UintN(256))
-		}
+		ops := randomOps(seed, 7, 80)
 		applied := seed%2 == 0
 		ixA := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
 		fA := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ixA})
@@ -385,15 +366,8 @@ func TestDeltaFIFOKnownCompact(t *testing.T) {
 	if len(f.items.slots) > 1024 {
 		t.Fatalf("after deleting %d of %d keys: %d slots kept for %d keys", n-kept, n, len(f.items.slots), f.items.n)
 	}
+	checkKeptHints(t, f, ix, kept)
 	for i := range kept {
-		key := "ns/k" + strconv.Itoa(i)
-		pos, ok := ix.posOf(key)
-		f.mu.Lock()
-		q := f.queuedLocked(key)
-		f.mu.Unlock()
-		if !ok || q.kk == 0 || q.cached != int32(pos)+1 {
-			t.Fatalf("%s: in the Indexer at %d (%v), the queue's entry says %+v", key, pos, ok, q)
-		}
 		f.Update(bo("k"+strconv.Itoa(i), "3"))
 	}
 	drainApplied(t, f, ix)
@@ -436,6 +410,13 @@ func TestDeltaFIFOKnownCompactInPlace(t *testing.T) {
 	if f.npend != kept || f.nknown != kept || len(f.items.slots) != slots {
 		t.Fatalf("after deleting %d of %d keys: %d entries, %d known, %d slots (were %d)", n-kept, n, f.npend, f.nknown, len(f.items.slots), slots)
 	}
+	checkKeptHints(t, f, ix, kept)
+}
+
+// checkKeptHints checks that keys ns/k0 to ns/k<kept-1> are cached, each
+// with an entry in the queue's key table that has its Indexer position.
+func checkKeptHints(t *testing.T, f *DeltaFIFO[*bobj], ix *Indexer[*bobj], kept int) {
+	t.Helper()
 	for i := range kept {
 		key := "ns/k" + strconv.Itoa(i)
 		pos, ok := ix.posOf(key)

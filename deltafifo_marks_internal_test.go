@@ -145,11 +145,7 @@ func keysOf(a, b map[string][]string) map[string]bool {
 // with pops, watch events and resyncs between its pages.
 func TestDeltaFIFORelistMarks(t *testing.T) {
 	for seed := range uint64(3000) {
-		r := rand.New(rand.NewPCG(seed, 1))
-		ops := make([]byte, 2*(10+r.IntN(60)))
-		for i := range ops {
-			ops[i] = byte(r.UintN(256))
-		}
+		ops := randomOps(seed, 1, 60)
 		t.Run(strconv.Itoa(int(seed)), func(t *testing.T) { checkMarksMatchSet(t, ops) })
 	}
 }
@@ -163,4 +159,41 @@ func FuzzDeltaFIFORelistMarks(f *testing.F) {
 		}
 		checkMarksMatchSet(t, ops)
 	})
+}
+
+// randomOps returns a seeded sequence of op and argument bytes, 10 to
+// 10+n-1 pairs, for the tests that replay them on two queues.
+func randomOps(seed, stream uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, stream))
+	ops := make([]byte, 2*(10+r.IntN(n)))
+	for i := range ops {
+		ops[i] = byte(r.UintN(256))
+	}
+	return ops
+}
+
+// queueOp applies op 0 to 3 of the replayed sequences to f: an update or
+// a deletion of key arg % keySpace, a relist's beginning, a page of the
+// keys in arg's bits (obj makes each object).
+func queueOp(t *testing.T, f *DeltaFIFO[*bobj], op, arg byte, keySpace int, obj func(k int) *bobj) {
+	t.Helper()
+	k := int(arg) % keySpace
+	switch op % 8 {
+	case 0:
+		f.Update(obj(k))
+	case 1:
+		f.Delete(obj(k))
+	case 2:
+		f.BeginReplace()
+	case 3:
+		var page []*bobj
+		for j := range keySpace {
+			if arg&(1<<j) != 0 {
+				page = append(page, obj(j))
+			}
+		}
+		if err := f.ReplaceItems(page); err != nil && !errors.Is(err, ErrDuplicateKey) {
+			t.Fatal(err)
+		}
+	}
 }

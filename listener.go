@@ -75,8 +75,8 @@ func (q *notifyQueue[T]) newSegment() *segment[T] {
 	return new(segment[T])
 }
 
-// push appends n and returns its slot, valid until it is popped.
-func (q *notifyQueue[T]) push(n notification[T]) qslot[T] {
+// room makes sure the tail segment has a free slot at ti.
+func (q *notifyQueue[T]) room() {
 	switch {
 	case q.tail == nil:
 		s := q.newSegment()
@@ -86,6 +86,11 @@ func (q *notifyQueue[T]) push(n notification[T]) qslot[T] {
 		q.tail.next = s
 		q.tail, q.ti = s, 0
 	}
+}
+
+// push appends n and returns its slot, valid until it is popped.
+func (q *notifyQueue[T]) push(n notification[T]) qslot[T] {
+	q.room()
 	p := qslot[T]{q.tail, q.ti}
 	p.set(n)
 	q.ti++

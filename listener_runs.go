@@ -79,15 +79,7 @@ func (l *listener[T]) pushNotesLocked(nb *noteBatch[T], batch []KeyDeltas[T]) {
 // (of the same length).
 func (q *notifyQueue[T]) pushRuns(old, new []T, meta []uint8) {
 	for len(meta) > 0 {
-		switch {
-		case q.tail == nil:
-			s := q.newSegment()
-			q.head, q.tail, q.hi, q.ti = s, s, 0, 0
-		case q.ti == segmentLen:
-			s := q.newSegment()
-			q.tail.next = s
-			q.tail, q.ti = s, 0
-		}
+		q.room()
 		s, ti := q.tail, q.ti
 		k := copy(s.meta[ti:], meta)
 		copy(s.old[ti:ti+k], old)
