@@ -68,63 +68,80 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		return dst, 0, nil
 	}
 	for len(dst) < max && f.queue.Len() > 0 {
+		var k int
 		if f.queue.At(0) == inBulk {
-			b := f.bulks.At(0)
-			k := min(max-len(dst), len(b.keys)-b.next)
-			// Written field by field: a composite value is built aside
-			// and copied.
-			n := len(dst)
-			dst = slices.Grow(dst, k)[:n+k]
-			keys, deltas := b.keys[b.next:b.next+k], b.deltas[b.next:b.next+k]
-			for j := range keys {
-				kd := &dst[n+j]
-				kd.Key, kd.Deltas = keys[j], deltas[j:j+1:j+1]
-				kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, 0
-			}
-			if b.hashes != nil {
-				for j, h := range b.hashes[b.next : b.next+k] {
-					dst[n+j].hash = h
-				}
-			}
-			b.next += k
-			f.nkeys -= k
-			if b.initial {
-				initial += k
-			}
-			if b.next == len(b.keys) {
-				f.queue.Pop()
-				f.bulks.Pop()
-			}
-			continue
+			dst, k = f.takeBulkLocked(dst, max)
+		} else {
+			dst, k = f.takeRunLocked(dst, max)
 		}
-		// A run of keys' entries, read where the queue holds them.
-		run := f.queue.Front()
-		run = run[:min(len(run), max-len(dst))]
-		if i := slices.Index(run, inBulk); i >= 0 {
-			run = run[:i]
-		}
-		n := len(dst)
-		dst = slices.Grow(dst, len(run))[:n+len(run)]
-		for j, at := range run {
-			p := f.pendAt(at)
-			// The key stays in the table: a change queued while it is
-			// in flight gets a new entry (see newKeyLocked).
-			p.state = entryInFlight
-			kd := &dst[n+j]
-			kd.Key, kd.Deltas = p.key, p.deltas
-			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = false, false, at, p.gen, p.cached, p.hash
-			if p.initial {
-				initial++
-			}
-		}
-		f.queue.Discard(len(run))
-		f.nkeys -= len(run)
+		initial += k
 	}
 	f.inflight++
 	if f.queue.Len() > 0 {
 		f.signal() // wake another consumer
 	}
 	return dst, initial, nil
+}
+
+// takeBulkLocked appends to dst, up to max in all, the next keys of the
+// bulk at the queue's head, and says how many count towards the initial
+// population.
+func (f *DeltaFIFO[T]) takeBulkLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
+	b := f.bulks.At(0)
+	k := min(max-len(dst), len(b.keys)-b.next)
+	// Written field by field: a composite value is built aside and copied.
+	n := len(dst)
+	dst = slices.Grow(dst, k)[:n+k]
+	keys, deltas := b.keys[b.next:b.next+k], b.deltas[b.next:b.next+k]
+	for j := range keys {
+		kd := &dst[n+j]
+		kd.Key, kd.Deltas = keys[j], deltas[j:j+1:j+1]
+		kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, 0
+	}
+	if b.hashes != nil {
+		for j, h := range b.hashes[b.next : b.next+k] {
+			dst[n+j].hash = h
+		}
+	}
+	b.next += k
+	f.nkeys -= k
+	if b.next == len(b.keys) {
+		f.queue.Pop()
+		f.bulks.Pop()
+	}
+	if b.initial {
+		return dst, k
+	}
+	return dst, 0
+}
+
+// takeRunLocked appends to dst, up to max in all, the run of queued keys'
+// entries at the queue's head (up to a bulk), read where the queue holds
+// them, and says how many count towards the initial population.
+func (f *DeltaFIFO[T]) takeRunLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
+	run := f.queue.Front()
+	run = run[:min(len(run), max-len(dst))]
+	if i := slices.Index(run, inBulk); i >= 0 {
+		run = run[:i]
+	}
+	initial := 0
+	n := len(dst)
+	dst = slices.Grow(dst, len(run))[:n+len(run)]
+	for j, at := range run {
+		p := f.pendAt(at)
+		// The key stays in the table: a change queued while it is in
+		// flight gets a new entry (see newKeyLocked).
+		p.state = entryInFlight
+		kd := &dst[n+j]
+		kd.Key, kd.Deltas = p.key, p.deltas
+		kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = false, false, at, p.gen, p.cached, p.hash
+		if p.initial {
+			initial++
+		}
+	}
+	f.queue.Discard(len(run))
+	f.nkeys -= len(run)
+	return dst, initial
 }
 
 // done recycles a batch's delta slices once its consumer has returned.

@@ -334,6 +334,21 @@ const (
 	coalesceBatch = 32
 )
 
+// endCalls ends callFrom (deferred): unless it returned, the call at *j
+// panicked (reported; the calls go on at *j + 1, next) or called
+// runtime.Goexit (reported as a panic too).
+func (l *listener[T]) endCalls(returned *bool, next, j *int) {
+	if *returned {
+		return
+	}
+	if v := recover(); v != nil {
+		*next = *j + 1
+		l.reportPanic(v)
+	} else {
+		l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
+	}
+}
+
 // callFrom calls the handler with the notifications of s from j to b, in
 // order, and returns the index after the last call made; stopped is true
 // when the listener stopped before b. A panic is contained here, once for
@@ -344,17 +359,7 @@ const (
 // reported, and the listener stops.
 func (l *listener[T]) callFrom(s *segment[T], b, j int) (next int, stopped bool) {
 	returned := false
-	defer func() {
-		if returned {
-			return
-		}
-		if v := recover(); v != nil {
-			next = j + 1
-			l.reportPanic(v)
-		} else {
-			l.report(&HandlerPanicError{Handler: l.name, Value: goexit, Stack: debug.Stack()})
-		}
-	}()
+	defer l.endCalls(&returned, &next, &j)
 	meta, old, new := s.meta[:b], s.old[:b], s.new[:b]
 	for ; j < len(meta); j++ {
 		l.batchLeft.Add(-1)
