@@ -1,8 +1,11 @@
 package informer
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 )
 
 // index is the buckets of one index, by value. It is shared by the copies
@@ -30,6 +33,40 @@ type index struct {
 	// instead of by a map lookup.
 	lastV string
 	last  *bucket
+	// near caches buckets by nearHash of their value (direct-mapped, its
+	// length a power of two, about eight times the number of buckets):
+	// keys not in namespace order (a list from another kind of source, a
+	// watch's new keys) find their bucket here rather than by a map
+	// lookup, which costs several times more. nearShift is 64 - log2 of
+	// its length. Allocated when first used, and again (empty) as the
+	// buckets grow.
+	near      []*bucket
+	nearShift uint8
+}
+
+// The bounds of len(index.near).
+const (
+	nearMin = 64
+	nearMax = 4096
+)
+
+// nearHash is v's hash for index.near (the slot is its top bits): a few
+// instructions over v's length and its first and last eight bytes, not a
+// hash a server could not aim at (index.near is only a cache: a collision
+// costs the map lookup).
+func nearHash(v string) uint64 {
+	n := len(v)
+	b := unsafe.Slice(unsafe.StringData(v), n)
+	var x uint64
+	switch {
+	case n >= 8:
+		x = binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 31)
+	case n >= 4: // the first and last four, which may overlap
+		x = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+	case n > 0:
+		x = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
+	}
+	return (x ^ uint64(n)) * 0x9e3779b97f4a7c15
 }
 
 // bucket is the set of entries indexed under one value, by their positions
@@ -39,6 +76,7 @@ type bucket struct {
 	set   map[int32]struct{}
 	list  []int32
 	holes int
+	v     string // the bucket's value (the map's key)
 }
 
 func newIndex(list bool, iters *atomic.Int32) *index {
@@ -88,24 +126,42 @@ func (x *index) bucketOf(v string) *bucket {
 	if x.last != nil && v == x.lastV {
 		return x.last
 	}
-	b := x.buckets[v]
-	if b != nil {
-		x.lastV, x.last = v, b
+	return x.bucketNear(v)
+}
+
+// bucketNear is bucketOf for a value other than the last one.
+func (x *index) bucketNear(v string) *bucket {
+	if x.near == nil {
+		x.resizeNear()
 	}
+	slot := &x.near[nearHash(v)>>x.nearShift]
+	b := *slot
+	if b == nil || b.v != v {
+		if b = x.buckets[v]; b == nil {
+			return nil
+		}
+		*slot = b
+	}
+	x.lastV, x.last = b.v, b
 	return b
+}
+
+// resizeNear makes index.near about eight times as long as the number of
+// buckets, within its bounds, and empty.
+func (x *index) resizeNear() {
+	n := nearMin
+	for n < 8*len(x.buckets) && n < nearMax {
+		n *= 2
+	}
+	x.near = make([]*bucket, n)
+	x.nearShift = uint8(64 - bits.TrailingZeros(uint(n)))
 }
 
 // add indexes the entry at pos under v.
 func (x *index) add(v string, pos int32) {
 	b := x.bucketOf(v)
 	if b == nil {
-		b = &bucket{}
-		if !x.list {
-			b.set = map[int32]struct{}{}
-		}
-		v = strings.Clone(v) // not a piece of the key (of a first list's shared block: see bulkOf)
-		x.buckets[v] = b
-		x.lastV, x.last = v, b
+		b = x.newBucket(v)
 	}
 	if !x.list {
 		b.set[pos] = struct{}{}
@@ -118,6 +174,22 @@ func (x *index) add(v string, pos int32) {
 	}
 	x.offs[pos] = int32(len(b.list))
 	b.list = append(b.list, pos)
+}
+
+// newBucket adds an empty bucket for v, the last one.
+func (x *index) newBucket(v string) *bucket {
+	v = strings.Clone(v) // not a piece of the key (of a first list's shared block: see bulkOf)
+	b := &bucket{v: v}
+	if !x.list {
+		b.set = map[int32]struct{}{}
+	}
+	x.buckets[v] = b
+	x.lastV, x.last = v, b
+	if len(x.near) < 8*len(x.buckets) && len(x.near) < nearMax {
+		x.resizeNear()
+	}
+	x.near[nearHash(v)>>x.nearShift] = b
+	return b
 }
 
 // growOffs makes room in offs for pos, doubling it.
@@ -167,6 +239,11 @@ func (x *index) removeFrom(v string, b *bucket, pos int32) {
 		delete(x.buckets, v)
 		if x.last == b {
 			x.last = nil
+		}
+		if len(x.near) > 0 {
+			if slot := &x.near[nearHash(v)>>x.nearShift]; *slot == b {
+				*slot = nil
+			}
 		}
 	}
 }
