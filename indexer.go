@@ -220,7 +220,7 @@ func (ix *Indexer[T]) upsertLocked(s *indexSet[T], key string, obj T, pos int32,
 	}
 	pos = ix.insertLocked(key, obj)
 	for _, m := range s.maps {
-		m.add(keyNamespace(key), pos)
+		m.addKey(key, pos)
 	}
 	return old, false, pos
 }

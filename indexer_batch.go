@@ -34,6 +34,11 @@ func (ix *Indexer[T]) applyNoting(batch []KeyDeltas[T], dst []applyResult[T], nb
 						break
 					}
 				}
+				if s.unready == 0 && batch[i].fromBulk {
+					if i, dst = ix.applyListed(s, batch, i, dst); i == len(batch) {
+						break
+					}
+				}
 				// The deltas of one key, recording in kd where the
 				// key is stored after them (see KeyDeltas.cached).
 				kd := &batch[i]
@@ -158,6 +163,47 @@ func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult
 	}
 	ix.seq = seq
 	return i + k, dst[:len(dst)+k]
+}
+
+// applyListed stores, from batch[i] on, each key of a first list (from a
+// bulk: one delta, which stores an object, and the key's hash) that the
+// Indexer does not hold yet, appending its result to dst; it returns the
+// index of the first key it left to applyNoting's general case (a key it
+// holds: a list with a key twice). Each key is looked up and inserted
+// with one probe of the key table, as posOfLocked and insertLocked do, in
+// a loop that calls only the indexes (all kept from keys: the caller
+// holds the lock and has checked that s is current, and that no index is
+// being filled).
+func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
+	t := &ix.items
+	for ; i < len(batch); i++ {
+		kd := &batch[i]
+		if !kd.fromBulk || kd.cached != 0 || kd.hash == 0 || len(kd.Deltas) != 1 {
+			break
+		}
+		d := &kd.Deltas[0]
+		if d.Type == DeltaDeleted || isNilAs(ix.ptr, d.Object) {
+			break
+		}
+		if (t.n+1)*4 > len(t.slots)*3 {
+			t.resize(max(16, 2*len(t.slots)))
+		}
+		_, idx, found := findPos(t, ix.slots.s, kd.hash, kd.Key)
+		if found {
+			break
+		}
+		ix.seq++
+		pos := ix.slots.add(kd.Key, d.Object, ix.seq)
+		t.slots[idx] = keySlot{hash: kd.hash, at1: pos + 1}
+		t.n++
+		for _, m := range s.maps {
+			m.addKey(kd.Key, pos)
+		}
+		dst = append(dst, applyResult[T]{})
+		kd.applied, kd.cached = true, pos+1
+	}
+	ix.missKey = "" // the table changed (see posOfLocked)
+	return i, dst
 }
 
 // Replace swaps the whole content of the Indexer for items, atomically for

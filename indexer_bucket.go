@@ -163,6 +163,32 @@ func (x *index) add(v string, pos int32) {
 	if b == nil {
 		b = x.newBucket(v)
 	}
+	x.addTo(b, pos)
+}
+
+// addKey indexes the entry at pos, whose key is key, under the key's
+// namespace part (keyNamespace): an index kept from keys. A key of the
+// last bucket's namespace (a list in namespace order) is told by its
+// prefix, without looking for the "/".
+func (x *index) addKey(key string, pos int32) {
+	// The last value, a namespace part, has no "/": the key's first one
+	// follows it.
+	if n := len(x.lastV); x.last != nil && len(key) > n && key[n] == '/' && key[:n] == x.lastV {
+		x.addTo(x.last, pos)
+		return
+	}
+	// Not the last value either (which the check above would have
+	// told): bucketOf's first check is skipped.
+	v := keyNamespace(key)
+	b := x.bucketNear(v)
+	if b == nil {
+		b = x.newBucket(v)
+	}
+	x.addTo(b, pos)
+}
+
+// addTo adds pos to b, a bucket of x.
+func (x *index) addTo(b *bucket, pos int32) {
 	if !x.list {
 		b.set[pos] = struct{}{}
 		return
