@@ -169,41 +169,71 @@ func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult
 // bulk: one delta, which stores an object, and the key's hash) that the
 // Indexer does not hold yet, appending its result to dst; it returns the
 // index of the first key it left to applyNoting's general case (a key it
-// holds: a list with a key twice). Each key is looked up and inserted
-// with one probe of the key table, as posOfLocked and insertLocked do, in
-// a loop that calls only the indexes (all kept from keys: the caller
-// holds the lock and has checked that s is current, and that no index is
-// being filled).
+// holds: a list with a key twice). The caller holds the lock and has
+// checked that s is current and that no index is being filled (every
+// index of s is kept from keys).
+//
+// The keys are stored in three loops: their slots appended; each key
+// looked up and inserted in the key table, with one probe; the indexes.
+// The key table is read at random, and most of its reads miss the
+// processor's caches: in a loop of their own, a few instructions each,
+// the processor has several in flight at once.
 func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
+	run := batch[i:]
+	n := 0
+	for ; n < len(run); n++ {
+		kd := &run[n]
+		if !kd.fromBulk || kd.cached != 0 || kd.hash == 0 || len(kd.Deltas) != 1 ||
+			kd.Deltas[0].Type == DeltaDeleted || isNilAs(ix.ptr, kd.Deltas[0].Object) {
+			break
+		}
+	}
+	if n == 0 || len(ix.slots.free) > 0 {
+		return i, dst // (with holes, the positions are not the next ones)
+	}
+	run = run[:n]
 	t := &ix.items
-	for ; i < len(batch); i++ {
-		kd := &batch[i]
-		if !kd.fromBulk || kd.cached != 0 || kd.hash == 0 || len(kd.Deltas) != 1 {
-			break
+	if (t.n+n)*4 > len(t.slots)*3 {
+		size := max(16, len(t.slots))
+		for (t.n+n)*4 > size*3 {
+			size *= 2
 		}
-		d := &kd.Deltas[0]
-		if d.Type == DeltaDeleted || isNilAs(ix.ptr, d.Object) {
-			break
+		t.resize(size)
+	}
+	base, seq := len(ix.slots.s), ix.seq
+	for k := range run {
+		seq++
+		ix.slots.s = append(ix.slots.s, slot[T]{key: run[k].Key, obj: run[k].Deltas[0].Object, seq: seq})
+	}
+	sl, mask := ix.slots.s, uint32(len(t.slots)-1)
+	k := 0
+keys:
+	for ; k < n; k++ {
+		h, key := run[k].hash, run[k].Key
+		j := h & mask
+		for ; t.slots[j].at1 != 0; j = (j + 1) & mask {
+			if ks := t.slots[j]; ks.hash == h && sl[ks.at1-1].key == key {
+				break keys // stored, or earlier in the run
+			}
 		}
-		if (t.n+1)*4 > len(t.slots)*3 {
-			t.resize(max(16, 2*len(t.slots)))
-		}
-		_, idx, found := findPos(t, ix.slots.s, kd.hash, kd.Key)
-		if found {
-			break
-		}
-		ix.seq++
-		pos := ix.slots.add(kd.Key, d.Object, ix.seq)
-		t.slots[idx] = keySlot{hash: kd.hash, at1: pos + 1}
-		t.n++
+		t.slots[j] = keySlot{hash: h, at1: int32(base+k) + 1}
+	}
+	t.n += k
+	if k < n {
+		clear(ix.slots.s[base+k:])
+		ix.slots.s = ix.slots.s[:base+k]
+	}
+	ix.seq += uint64(k)
+	ix.missKey = "" // the table changed (see posOfLocked)
+	for j := range run[:k] {
+		pos := int32(base + j)
 		for _, m := range s.maps {
-			m.addKey(kd.Key, pos)
+			m.addKey(run[j].Key, pos)
 		}
 		dst = append(dst, applyResult[T]{})
-		kd.applied, kd.cached = true, pos+1
+		run[j].applied, run[j].cached = true, pos+1
 	}
-	ix.missKey = "" // the table changed (see posOfLocked)
-	return i, dst
+	return i + k, dst
 }
 
 // Replace swaps the whole content of the Indexer for items, atomically for
