@@ -146,26 +146,38 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 		}
 		block, cuts = block[:0], cuts[:0]
 	}
-	for _, obj := range items {
-		var name string
-		if !isNilAs(f.ptr, obj) {
-			name = obj.GetName()
+	// The objects' names and namespaces are read a group at a time, in a
+	// loop of their own: the objects are read for the first time here,
+	// mostly from memory, and in a short loop the processor has several
+	// reads in flight at once.
+	var names, spaces [metaGroup]string
+	for len(items) > 0 {
+		group := items[:min(len(items), metaGroup)]
+		items = items[len(group):]
+		for i, obj := range group {
+			if !isNilAs(f.ptr, obj) {
+				names[i], spaces[i] = obj.GetName(), obj.GetNamespace()
+			}
 		}
-		if name == "" {
-			_, err := MetaKey(obj)
-			errs = append(errs, &ObjectError{Op: "replace", Err: err})
-			continue
-		}
-		if ns := obj.GetNamespace(); ns == "" {
-			b.keys = append(b.keys, name)
-		} else {
-			block = append(append(append(block, ns...), '/'), name...)
-			cuts = append(cuts, cut{int32(len(b.keys)), int32(len(block))})
-			b.keys = append(b.keys, "")
-		}
-		b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: obj})
-		if len(block) >= keyBlock {
-			flush()
+		for i, obj := range group {
+			name, ns := names[i], spaces[i]
+			names[i], spaces[i] = "", ""
+			if name == "" {
+				_, err := MetaKey(obj)
+				errs = append(errs, &ObjectError{Op: "replace", Err: err})
+				continue
+			}
+			if ns == "" {
+				b.keys = append(b.keys, name)
+			} else {
+				block = append(append(append(block, ns...), '/'), name...)
+				cuts = append(cuts, cut{int32(len(b.keys)), int32(len(block))})
+				b.keys = append(b.keys, "")
+			}
+			b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: obj})
+			if len(block) >= keyBlock {
+				flush()
+			}
 		}
 	}
 	if len(block) > 0 {
@@ -173,6 +185,9 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	}
 	return f.hashBulk(b), errs
 }
+
+// metaGroup is how many objects bulkOf reads the names of at once.
+const metaGroup = 64
 
 // hashBulk computes the keys' hashes of b for the Indexer the queue feeds,
 // if it feeds one: on the reflector's goroutine, where a first list has
