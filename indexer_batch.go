@@ -29,52 +29,12 @@ func (ix *Indexer[T]) applyNoting(batch []KeyDeltas[T], dst []applyResult[T], nb
 				noted = ix.applyNoted(batch, nb)
 			}
 			for i := noted; i < len(batch); i++ {
-				if s.unready == 0 && batch[i].cached > 0 {
-					if i, dst = ix.applyHinted(batch, i, dst); i == len(batch) {
+				if s.unready == 0 {
+					if i, dst = ix.applyFast(s, batch, i, dst); i == len(batch) {
 						break
 					}
 				}
-				if s.unready == 0 && batch[i].fromBulk {
-					if i, dst = ix.applyListed(s, batch, i, dst); i == len(batch) {
-						break
-					}
-				}
-				// The deltas of one key, recording in kd where the
-				// key is stored after them (see KeyDeltas.cached).
-				kd := &batch[i]
-				pos, ok := ix.posHinted(kd.Key, kd.cached, kd.hash)
-				ds := kd.Deltas
-				for j := range ds {
-					d := &ds[j]
-					var res applyResult[T]
-					switch {
-					case d.Type == DeltaDeleted:
-						if ok {
-							res.old, res.existed = ix.slots.s[pos].obj, true
-							for _, m := range s.maps {
-								m.remove(keyNamespace(kd.Key), pos)
-							}
-							ix.deleteLocked(s, kd.Key, pos)
-							ok = false
-						}
-					case isNilAs(ix.ptr, d.Object):
-						res.err = ErrNilObject
-					case ok && s.unready == 0:
-						// upsertLocked's update of a stored key, inline.
-						sl := &ix.slots.s[pos]
-						ix.seq++
-						res.old, res.existed = sl.obj, true
-						sl.obj, sl.seq = d.Object, ix.seq
-					default:
-						res.old, res.existed, pos = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
-						ok = true
-					}
-					dst = append(dst, res)
-				}
-				kd.applied, kd.cached = true, 0
-				if ok {
-					kd.cached = pos + 1
-				}
+				dst = ix.applyKeyLocked(s, &batch[i], dst)
 			}
 			ix.mu.Unlock()
 			return dst, noted
@@ -93,6 +53,61 @@ func (ix *Indexer[T]) applyNoting(batch []KeyDeltas[T], dst []applyResult[T], nb
 		}
 	}
 	return dst, 0
+}
+
+// applyFast applies, from batch[i] on, the keys that applyHinted or
+// applyListed take (the usual cases: a change to a stored key at its
+// position hint, a first list's key), and returns the index of the first
+// key it left to applyKeyLocked. No index of s is being filled.
+func (ix *Indexer[T]) applyFast(s *indexSet[T], batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
+	if batch[i].cached > 0 {
+		i, dst = ix.applyHinted(batch, i, dst)
+	}
+	if i < len(batch) && batch[i].fromBulk {
+		i, dst = ix.applyListed(s, batch, i, dst)
+	}
+	return i, dst
+}
+
+// applyKeyLocked applies the deltas of one key, in order, appending what
+// each found to dst, and records in kd where the key is stored after them
+// (see KeyDeltas.cached). The caller holds the lock and has checked that
+// s is current.
+func (ix *Indexer[T]) applyKeyLocked(s *indexSet[T], kd *KeyDeltas[T], dst []applyResult[T]) []applyResult[T] {
+	pos, ok := ix.posHinted(kd.Key, kd.cached, kd.hash)
+	ds := kd.Deltas
+	for j := range ds {
+		d := &ds[j]
+		var res applyResult[T]
+		switch {
+		case d.Type == DeltaDeleted:
+			if ok {
+				res.old, res.existed = ix.slots.s[pos].obj, true
+				for _, m := range s.maps {
+					m.remove(keyNamespace(kd.Key), pos)
+				}
+				ix.deleteLocked(s, kd.Key, pos)
+				ok = false
+			}
+		case isNilAs(ix.ptr, d.Object):
+			res.err = ErrNilObject
+		case ok && s.unready == 0:
+			// upsertLocked's update of a stored key, inline.
+			sl := &ix.slots.s[pos]
+			ix.seq++
+			res.old, res.existed = sl.obj, true
+			sl.obj, sl.seq = d.Object, ix.seq
+		default:
+			res.old, res.existed, pos = ix.upsertLocked(s, kd.Key, d.Object, pos, ok)
+			ok = true
+		}
+		dst = append(dst, res)
+	}
+	kd.applied, kd.cached = true, 0
+	if ok {
+		kd.cached = pos + 1
+	}
+	return dst
 }
 
 // applyNoted applies batch's first keys as applyHinted does, as long as
@@ -179,27 +194,13 @@ func (ix *Indexer[T]) applyHinted(batch []KeyDeltas[T], i int, dst []applyResult
 // processor's caches: in a loop of their own, a few instructions each,
 // the processor has several in flight at once.
 func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, dst []applyResult[T]) (int, []applyResult[T]) {
-	run := batch[i:]
-	n := 0
-	for ; n < len(run); n++ {
-		kd := &run[n]
-		if !kd.fromBulk || kd.cached != 0 || kd.hash == 0 || len(kd.Deltas) != 1 ||
-			kd.Deltas[0].Type == DeltaDeleted || isNilAs(ix.ptr, kd.Deltas[0].Object) {
-			break
-		}
-	}
+	n := ix.listedRun(batch[i:])
 	if n == 0 || len(ix.slots.free) > 0 {
 		return i, dst // (with holes, the positions are not the next ones)
 	}
-	run = run[:n]
+	run := batch[i : i+n]
 	t := &ix.items
-	if (t.n+n)*4 > len(t.slots)*3 {
-		size := max(16, len(t.slots))
-		for (t.n+n)*4 > size*3 {
-			size *= 2
-		}
-		t.resize(size)
-	}
+	t.reserve(t.n + n)
 	base, seq := len(ix.slots.s), ix.seq
 	for k := range run {
 		seq++
@@ -234,6 +235,20 @@ keys:
 		run[j].applied, run[j].cached = true, pos+1
 	}
 	return i + k, dst
+}
+
+// listedRun returns how many keys at the head of run applyListed may
+// take: a bulk's, each with one delta that stores an object, its hash
+// and no position hint.
+func (ix *Indexer[T]) listedRun(run []KeyDeltas[T]) int {
+	for n := range run {
+		kd := &run[n]
+		if !kd.fromBulk || kd.cached != 0 || kd.hash == 0 || len(kd.Deltas) != 1 ||
+			kd.Deltas[0].Type == DeltaDeleted || isNilAs(ix.ptr, kd.Deltas[0].Object) {
+			return n
+		}
+	}
+	return len(run)
 }
 
 // Replace swaps the whole content of the Indexer for items, atomically for

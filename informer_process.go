@@ -140,7 +140,6 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		results = inf.ix.applyBatch(batch, inf.results[:0])
 	}
 	nb.grow(noted + len(results)) // at most one note per delta
-	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
 	w, r := noted, 0
 	addMeta := metaOf(notifyAdd, !inf.isSynced)
 	for i := noted; i < len(batch); i++ {
@@ -150,41 +149,9 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 				break
 			}
 		}
-		kd := &batch[i]
-		for _, d := range kd.Deltas {
-			res := &results[r]
-			r++
-			if inf.detect != nil {
-				inf.detectMutation(kd.Key, d, res)
-			}
-			// The usual deltas, a watch's update of a cached key and the
-			// add of a new one, make their notes here (noteOf's cases,
-			// inlined for these); noteOf makes the others, and the
-			// updates while a restored cache may be replayed (it leaves
-			// the replay out).
-			var m uint8
-			var old T
-			switch {
-			case res.err == nil && d.Type == DeltaUpdated && res.existed && !inf.snap.replaying:
-				m, old = uint8(notifyUpdate), res.old
-			case res.err == nil && d.Type != DeltaDeleted && !res.existed:
-				m = metaOf(notifyAdd, !inf.isSynced)
-			default:
-				n, unchanged, ok := inf.noteOf(kd, d, res)
-				if !ok {
-					continue
-				}
-				m, old = metaOf(n.kind, n.flag), n.old
-				if unchanged {
-					m |= unchangedBit
-					nb.unchanged++
-				}
-			}
-			olds[w], news[w], metas[w], keys[w] = old, d.Object, m, int32(i)
-			w++
-		}
+		r, w = inf.noteKey(batch, i, results, r, w)
 	}
-	nb.old, nb.new, nb.meta, nb.key = olds[:w], news[:w], metas[:w], keys[:w]
+	nb.old, nb.new, nb.meta, nb.key = nb.old[:w], nb.new[:w], nb.meta[:w], nb.key[:w]
 	if w > 0 {
 		inf.hand(nb, batch)
 	}
@@ -194,6 +161,48 @@ func (inf *Informer[T]) process(batch []KeyDeltas[T]) {
 		results = nil
 	}
 	inf.results = results[:0]
+}
+
+// noteKey makes the notes of the deltas of batch[i], whose results start
+// at results[r], from the note w on, and returns the results' and the
+// notes' next indexes: process's general case.
+func (inf *Informer[T]) noteKey(batch []KeyDeltas[T], i int, results []applyResult[T], r, w int) (int, int) {
+	nb := &inf.notes
+	olds, news, metas, keys := nb.old, nb.new, nb.meta, nb.key
+	kd := &batch[i]
+	for _, d := range kd.Deltas {
+		res := &results[r]
+		r++
+		if inf.detect != nil {
+			inf.detectMutation(kd.Key, d, res)
+		}
+		// The usual deltas, a watch's update of a cached key and the
+		// add of a new one, make their notes here (noteOf's cases,
+		// inlined for these); noteOf makes the others, and the
+		// updates while a restored cache may be replayed (it leaves
+		// the replay out).
+		var m uint8
+		var old T
+		switch {
+		case res.err == nil && d.Type == DeltaUpdated && res.existed && !inf.snap.replaying:
+			m, old = uint8(notifyUpdate), res.old
+		case res.err == nil && d.Type != DeltaDeleted && !res.existed:
+			m = metaOf(notifyAdd, !inf.isSynced)
+		default:
+			n, unchanged, ok := inf.noteOf(kd, d, res)
+			if !ok {
+				continue
+			}
+			m, old = metaOf(n.kind, n.flag), n.old
+			if unchanged {
+				m |= unchangedBit
+				nb.unchanged++
+			}
+		}
+		olds[w], news[w], metas[w], keys[w] = old, d.Object, m, int32(i)
+		w++
+	}
+	return r, w
 }
 
 // plainNotes makes the notes of batch's keys, results their results and
