@@ -206,18 +206,14 @@ func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, d
 		seq++
 		ix.slots.s = append(ix.slots.s, slot[T]{key: run[k].Key, obj: run[k].Deltas[0].Object, seq: seq})
 	}
-	sl, mask := ix.slots.s, uint32(len(t.slots)-1)
+	sl := ix.slots.s
 	k := 0
-keys:
 	for ; k < n; k++ {
-		h, key := run[k].hash, run[k].Key
-		j := h & mask
-		for ; t.slots[j].at1 != 0; j = (j + 1) & mask {
-			if ks := t.slots[j]; ks.hash == h && sl[ks.at1-1].key == key {
-				break keys // stored, or earlier in the run
-			}
+		_, idx, found := findPos(t, sl, run[k].hash, run[k].Key)
+		if found {
+			break // stored, or earlier in the run
 		}
-		t.slots[j] = keySlot{hash: h, at1: int32(base+k) + 1}
+		t.slots[idx] = keySlot{hash: run[k].hash, at1: int32(base+k) + 1}
 	}
 	t.n += k
 	if k < n {
