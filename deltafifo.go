@@ -267,13 +267,14 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 			// below calls user code or can panic but for a broken
 			// invariant.
 			d := Delta[T]{Type: t, Object: obj}
+			h := f.items.hashBytes(b) // outside the lock: the seed is fixed
 			f.mu.Lock()
 			if f.closed {
 				f.mu.Unlock()
 				return ErrClosed
 			}
-			if !f.pushKnownLocked(b, d) {
-				key, q, _ := f.internLocked(b)
+			if !f.pushKnownLocked(b, h, d) {
+				key, q, _ := f.internLocked(b, h)
 				at := f.pushAtLocked(key, q, d)
 				f.sawLocked(key, at)
 			}
@@ -330,9 +331,9 @@ func (f *DeltaFIFO[T]) seenLocked(key string, at int32, mark uint32) bool {
 // internLocked returns b as a string, shared with a queued or known key
 // when there is one, and what the lookup among the queued keys found (q.at
 // is noPending if it is not queued). If it is not queued, mark is its
-// relist mark in the known Indexer.
-func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) {
-	q = findKey(f, f.items.hashBytes(b), b)
+// relist mark in the known Indexer. h is b's keyHash.
+func (f *DeltaFIFO[T]) internLocked(b []byte, h uint32) (key string, q qpos, mark uint32) {
+	q = findKey(f, h, b)
 	if q.at != noPending {
 		return f.pendAt(q.at).key, q, 0
 	}
@@ -347,7 +348,7 @@ func (f *DeltaFIFO[T]) internLocked(b []byte) (key string, q qpos, mark uint32) 
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if f.marks != nil {
-		if key, mark, pos, ok := f.marks.internKey(b); ok {
+		if key, mark, pos, ok := f.marks.internKey(b, h); ok {
 			q.cached = pos + 1
 			return key, q, mark
 		}
@@ -392,12 +393,11 @@ func (f *DeltaFIFO[T]) pushAtLocked(key string, q qpos, d Delta[T]) int32 {
 // queued key: if the key in b has an entry that is queued or cached, it
 // pushes d to it, records the change for a replacement in progress, and
 // returns true. For a new key, or one in flight, it returns false.
-func (f *DeltaFIFO[T]) pushKnownLocked(b []byte, d Delta[T]) bool {
+func (f *DeltaFIFO[T]) pushKnownLocked(b []byte, h uint32, d Delta[T]) bool {
 	t := &f.items
 	if len(t.slots) == 0 {
 		return false
 	}
-	h := t.hashBytes(b)
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; t.slots[i].at1 != 0; i = (i + 1) & mask {
 		s := t.slots[i]

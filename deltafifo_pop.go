@@ -60,6 +60,45 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.takeLocked(dst, max)
+}
+
+// holdChunk is how many keys next hands back, or takes, per hold of the
+// lock (a bulk's keys aside, which cost little each): the reflector
+// queues under the same lock for every event, and a hold longer than its
+// spin puts it to sleep, which costs it tens of microseconds before it
+// runs again (the goroutine that wakes it holds its processor).
+const holdChunk = 16
+
+// lockSpins is how many times next tries the lock before it waits for it.
+const lockSpins = 4096
+
+// next is done(prev, prevInitial) and then take(dst, max), for the
+// informer's process loop: the lock taken once for both, and held for
+// holdChunk keys at a time. prev and dst may share their array.
+//
+// The loop tries the lock (lockSpin) rather than sleep on it: a goroutine
+// woken by an Unlock is queued on the waker's processor, and the reflector
+// that unlocked does not give its processor up, so the loop would wait
+// for another processor to take it over (tens of microseconds, during
+// which the queue grows by hundreds of events and its keys' deltas no
+// longer fit in place).
+func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+	if max < 1 {
+		max = 1
+	}
+	f.lockSpin()
+	defer f.mu.Unlock()
+	if len(prev) > 0 {
+		for len(prev) > holdChunk && !prev[holdChunk-1].fromBulk {
+			f.doneKeysLocked(prev[:holdChunk])
+			prev = prev[holdChunk:]
+			f.mu.Unlock()
+			f.lockSpin()
+		}
+		f.doneKeysLocked(prev)
+		f.doneFinishLocked(prevInitial)
+	}
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
 		return dst, 0, ErrClosed
@@ -67,6 +106,66 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	if f.paused > 0 || f.queue.Len() == 0 {
 		return dst, 0, nil
 	}
+	batch, initial = f.takeMoreLocked(dst, f.chunkLocked(len(dst), max))
+	f.inflight++
+	for len(batch) < max && f.queue.Len() > 0 {
+		f.mu.Unlock()
+		f.lockSpin()
+		if f.paused > 0 || f.queue.Len() == 0 {
+			break
+		}
+		var k int
+		batch, k = f.takeMoreLocked(batch, f.chunkLocked(len(batch), max))
+		initial += k
+	}
+	if f.queue.Len() > 0 {
+		f.signal() // wake another consumer
+	}
+	return batch, initial, nil
+}
+
+// chunkLocked is how many keys in all next's batch of n may hold after
+// this hold of the lock: up to max, and holdChunk more unless the queue's
+// head is a bulk.
+func (f *DeltaFIFO[T]) chunkLocked(n, max int) int {
+	if f.queue.At(0) == inBulk {
+		return max
+	}
+	return min(max, n+holdChunk)
+}
+
+// lockSpin locks f.mu, trying it lockSpins times before it waits.
+func (f *DeltaFIFO[T]) lockSpin() {
+	for range lockSpins {
+		if f.mu.TryLock() {
+			return
+		}
+	}
+	f.mu.Lock()
+}
+
+// takeLocked is take, with the lock held.
+func (f *DeltaFIFO[T]) takeLocked(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+	if f.queue.Len() == 0 && f.closed {
+		f.signal() // pass Close's wake-up on to the next waiting consumer
+		return dst, 0, ErrClosed
+	}
+	if f.paused > 0 || f.queue.Len() == 0 {
+		return dst, 0, nil
+	}
+	dst, initial = f.takeMoreLocked(dst, max)
+	f.inflight++
+	if f.queue.Len() > 0 {
+		f.signal() // wake another consumer
+	}
+	return dst, initial, nil
+}
+
+// takeMoreLocked appends to dst, up to max in all, the keys at the
+// queue's head, and says how many of them count towards the initial
+// population.
+func (f *DeltaFIFO[T]) takeMoreLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
+	initial := 0
 	for len(dst) < max && f.queue.Len() > 0 {
 		var k int
 		if f.queue.At(0) == inBulk {
@@ -76,11 +175,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 		}
 		initial += k
 	}
-	f.inflight++
-	if f.queue.Len() > 0 {
-		f.signal() // wake another consumer
-	}
-	return dst, initial, nil
+	return dst, initial
 }
 
 // takeBulkLocked appends to dst, up to max in all, the next keys of the
@@ -148,6 +243,18 @@ func (f *DeltaFIFO[T]) takeRunLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T
 func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.doneLocked(batch, initial)
+}
+
+// doneLocked is done, with the lock held.
+func (f *DeltaFIFO[T]) doneLocked(batch []KeyDeltas[T], initial int) {
+	f.doneKeysLocked(batch)
+	f.doneFinishLocked(initial)
+}
+
+// doneKeysLocked is done's work for each key of batch, which may be part
+// of a batch (next); doneFinishLocked ends the batch.
+func (f *DeltaFIFO[T]) doneKeysLocked(batch []KeyDeltas[T]) {
 	for i := range batch {
 		if !batch[i].fromBulk {
 			// Keep the key's entry if the consumer stored it: as the
@@ -182,6 +289,11 @@ func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 		}
 		batch[i] = KeyDeltas[T]{}
 	}
+}
+
+// doneFinishLocked ends done for a batch whose keys are done, initial of
+// them counted towards the initial population.
+func (f *DeltaFIFO[T]) doneFinishLocked(initial int) {
 	f.initial -= initial
 	f.inflight--
 	if f.inflight == 0 {

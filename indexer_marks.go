@@ -6,10 +6,10 @@ package informer
 
 // internKey returns the stored key equal to b, so callers can share it,
 // its relist mark, and its position (a hint for posHinted: positions change
-// when the slots are compacted or replaced).
-func (ix *Indexer[T]) internKey(b []byte) (key string, mark uint32, pos int32, ok bool) {
+// when the slots are compacted or replaced). h is b's keyHash.
+func (ix *Indexer[T]) internKey(b []byte, h uint32) (key string, mark uint32, pos int32, ok bool) {
 	ix.mu.RLock()
-	pos, _, ok = findPos(&ix.items, ix.slots.s, ix.items.hashBytes(b), b)
+	pos, _, ok = findPos(&ix.items, ix.slots.s, h, b)
 	if ok {
 		key, mark = ix.slots.s[pos].key, ix.slots.s[pos].mark
 	}

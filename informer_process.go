@@ -20,11 +20,19 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 	rs := newResyncer[T]()
 	defer rs.stop()
 	rs.plan(inf.snapshotListeners(), time.Now())
+	var prev []KeyDeltas[T] // the batch processed last, not yet done
+	prevInitial := 0
 	for {
 		// What the reflector had read before this take: once a take finds
 		// the queue empty, all of it is in the cache.
 		readRV, lists := inf.refl.readProgress()
-		batch, initial, err := inf.fifo.take(buf[:0], inf.opts.BatchSize)
+		// The last batch is done, and the next taken, under one hold of
+		// the queue's lock: the reflector queues under it for every event.
+		batch, initial, err := inf.fifo.next(prev, prevInitial, buf[:0], inf.opts.BatchSize)
+		if len(prev) > 0 {
+			prev = nil
+			inf.checkSynced(false)
+		}
 		if err != nil {
 			return
 		}
@@ -36,10 +44,10 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		}
 		if len(batch) > 0 {
 			inf.process(batch)
-			inf.fifo.done(batch, initial)
-			inf.checkSynced(false)
+			prev, prevInitial = batch, initial
 			select {
 			case <-ctx.Done():
+				inf.fifo.done(batch, initial)
 				return
 			case <-inf.ctrl:
 				inf.admit(ctx, rs)

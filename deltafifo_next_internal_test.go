@@ -1,0 +1,233 @@
+package informer
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// next (done, then take, a chunk of keys per hold of the lock) pops what
+// done and then take pop, batch for batch, and leaves the same queue and
+// cache: twins fed the same changes, relists and batch sizes (from one key
+// to far more than a chunk; a first list's bulk among them), one consumed
+// with next, the other with done and take.
+func TestDeltaFIFONextAsDoneAndTake(t *testing.T) {
+	seeds := uint64(300)
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := range seeds {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		type twin struct {
+			ix      *Indexer[*bobj]
+			f       *DeltaFIFO[*bobj]
+			held    []KeyDeltas[*bobj]
+			initial int
+			popped  []string
+		}
+		var tw [2]*twin
+		for i := range tw {
+			ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+			tw[i] = &twin{ix: ix, f: NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})}
+		}
+		record := func(w *twin, batch []KeyDeltas[*bobj]) {
+			w.popped = append(w.popped, "|")
+			for _, kd := range batch {
+				for _, d := range kd.Deltas {
+					w.popped = append(w.popped, kd.Key+":"+d.Type.String()+":"+d.Object.ResourceVersion)
+				}
+			}
+			w.ix.applyBatch(batch, nil)
+		}
+		const keySpace = 90
+		version := 0
+		// The first list, as a bulk.
+		var page []*bobj
+		for k := range keySpace / 2 {
+			page = append(page, bo("k"+strconv.Itoa(k), "0"))
+		}
+		for _, w := range tw {
+			w.f.BeginReplace()
+			if err := w.f.ReplaceItems(page); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.f.EndReplace(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for step := range 60 {
+			switch r := rng.IntN(10); {
+			case r < 6: // changes
+				for range rng.IntN(60) {
+					version++
+					o := bo("k"+strconv.Itoa(rng.IntN(keySpace)), strconv.Itoa(version))
+					del := rng.IntN(8) == 0
+					for _, w := range tw {
+						if del {
+							w.f.Delete(o)
+						} else {
+							w.f.Update(o)
+						}
+					}
+				}
+			case r < 7: // a relist, a page of it a bulk or not
+				version++
+				page = page[:0]
+				for k := range keySpace {
+					if rng.IntN(3) > 0 {
+						page = append(page, bo("k"+strconv.Itoa(k), strconv.Itoa(version)))
+					}
+				}
+				for i, w := range tw {
+					if tw[i].held != nil {
+						// EndReplace waits for the batch in flight.
+						w.f.done(w.held, w.initial)
+						w.held = nil
+					}
+					w.f.BeginReplace()
+					if err := w.f.ReplaceItems(slices.Clone(page)); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.f.EndReplace(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			default: // a batch: the last one done, the next taken
+				max := []int{1, 7, holdChunk, holdChunk + 1, 40, 128}[rng.IntN(6)]
+				a, b := tw[0], tw[1]
+				batch, initial, err := a.f.next(a.held, a.initial, nil, max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.held, a.initial = nil, 0
+				if len(batch) > 0 {
+					record(a, batch)
+					a.held, a.initial = batch, initial
+				}
+				if b.held != nil {
+					b.f.done(b.held, b.initial)
+					b.held = nil
+				}
+				batch, initial, err = b.f.take(nil, max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(batch) > 0 {
+					record(b, batch)
+					b.held, b.initial = batch, initial
+				}
+			}
+			if la, lb := tw[0].f.Len(), tw[1].f.Len(); la != lb {
+				t.Fatalf("seed %d, step %d: %d keys queued with next, %d with take", seed, step, la, lb)
+			}
+			if sa, sb := tw[0].f.HasSynced(), tw[1].f.HasSynced(); sa != sb {
+				t.Fatalf("seed %d, step %d: synced %t with next, %t with take", seed, step, sa, sb)
+			}
+		}
+		for _, w := range tw {
+			if w.held != nil {
+				w.f.done(w.held, w.initial)
+				w.held = nil
+			}
+			for w.f.Len() > 0 {
+				batch, initial, err := w.f.take(nil, 50)
+				if err != nil {
+					t.Fatal(err)
+				}
+				record(w, batch)
+				w.f.done(batch, initial)
+			}
+			checkKeyTable(t, w.f, w.ix, nil)
+		}
+		if !slices.Equal(tw[0].popped, tw[1].popped) {
+			t.Fatalf("seed %d: next popped\n%v\ndone and take popped\n%v", seed, tw[0].popped, tw[1].popped)
+		}
+		if a, b := tw[0].ix.Keys(), tw[1].ix.Keys(); len(a) != len(b) {
+			t.Fatalf("seed %d: caches differ: %d keys vs %d", seed, len(a), len(b))
+		}
+	}
+}
+
+// A consumer using next while a producer queues changes: the lock is
+// given up between chunks, and the producer's changes land meanwhile on
+// keys in flight. Every key ends with its last change cached, each key's
+// changes are popped in the order they were queued, and the key table is
+// sound.
+func TestDeltaFIFONextWhileQueueing(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 3
+	}
+	for round := range rounds {
+		ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+		f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+		const keySpace, changes = 300, 20000
+		ctx, cancel := context.WithCancel(context.Background())
+		last := map[string]int{} // the consumer's: the last version popped per key
+		var bad string
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			var held []KeyDeltas[*bobj]
+			heldInitial := 0
+			for {
+				batch, initial, err := f.next(held, heldInitial, nil, 128)
+				held, heldInitial = nil, 0
+				if err != nil {
+					return
+				}
+				if len(batch) == 0 {
+					select {
+					case <-f.ready:
+					case <-ctx.Done():
+						return
+					}
+					continue
+				}
+				for _, kd := range batch {
+					for _, d := range kd.Deltas {
+						v, _ := strconv.Atoi(d.Object.ResourceVersion)
+						if v <= last[kd.Key] && bad == "" {
+							bad = kd.Key + ": version " + strconv.Itoa(v) + " after " + strconv.Itoa(last[kd.Key])
+						}
+						last[kd.Key] = v
+					}
+				}
+				ix.applyBatch(batch, nil)
+				held, heldInitial = batch, initial
+			}
+		})
+		rng := rand.New(rand.NewPCG(uint64(round), 3))
+		want := map[string]int{}
+		for v := 1; v <= changes; v++ {
+			k := "k" + strconv.Itoa(rng.IntN(keySpace))
+			f.Update(bo(k, strconv.Itoa(v)))
+			want["ns/"+k] = v
+		}
+		// Wait for the consumer to apply the last change of every key.
+		for !appliedAll(ix, want) {
+			runtime.Gosched()
+		}
+		cancel()
+		wg.Wait()
+		if bad != "" {
+			t.Fatalf("round %d: popped out of order: %s", round, bad)
+		}
+		checkKeyTable(t, f, ix, nil)
+	}
+}
+
+// appliedAll reports whether ix holds, for every key of want, the object
+// of the version want says.
+func appliedAll(ix *Indexer[*bobj], want map[string]int) bool {
+	for k, v := range want {
+		o, ok := ix.Get(k)
+		if !ok || o.ResourceVersion != strconv.Itoa(v) {
+			return false
+		}
+	}
+	return true
+}
