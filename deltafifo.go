@@ -274,7 +274,7 @@ func (f *DeltaFIFO[T]) enqueue(t DeltaType, obj T) error {
 				return ErrClosed
 			}
 			if !f.pushKnownLocked(b, h, d) {
-				key, q, _ := f.internLocked(b, h)
+				key, q, _ := f.internLocked(b, h, true)
 				at := f.pushAtLocked(key, q, d)
 				f.sawLocked(key, at)
 			}
@@ -331,8 +331,11 @@ func (f *DeltaFIFO[T]) seenLocked(key string, at int32, mark uint32) bool {
 // internLocked returns b as a string, shared with a queued or known key
 // when there is one, and what the lookup among the queued keys found (q.at
 // is noPending if it is not queued). If it is not queued, mark is its
-// relist mark in the known Indexer. h is b's keyHash.
-func (f *DeltaFIFO[T]) internLocked(b []byte, h uint32) (key string, q qpos, mark uint32) {
+// relist mark in the known Indexer. h is b's keyHash. With try, the
+// Indexer is asked only if its lock is free at once (the process loop
+// holds it for a batch at a time): otherwise the key is a string of its
+// own, with no position hint and no mark.
+func (f *DeltaFIFO[T]) internLocked(b []byte, h uint32, try bool) (key string, q qpos, mark uint32) {
 	q = findKey(f, h, b)
 	if q.at != noPending {
 		return f.pendAt(q.at).key, q, 0
@@ -348,7 +351,7 @@ func (f *DeltaFIFO[T]) internLocked(b []byte, h uint32) (key string, q qpos, mar
 	}
 	// A concrete call, so that b (on the caller's stack) does not escape.
 	if f.marks != nil {
-		if key, mark, pos, ok := f.marks.internKey(b, h); ok {
+		if key, mark, pos, ok := f.marks.internKey(b, h, try); ok {
 			q.cached = pos + 1
 			return key, q, mark
 		}

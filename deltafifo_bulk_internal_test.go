@@ -139,7 +139,7 @@ func TestDeltaFIFOKeyInterning(t *testing.T) {
 	f.Update(a)
 	var key string
 	f.Pop(context.Background(), func(k string, _ []Delta[*bobj]) error { key = k; return nil })
-	stored, _, _, _ := ix.internKey([]byte("ns/a"), ix.items.hashBytes([]byte("ns/a")))
+	stored, _, _, _ := ix.internKey([]byte("ns/a"), ix.items.hashBytes([]byte("ns/a")), false)
 	if unsafeStringData(key) != unsafeStringData(stored) {
 		t.Fatal("the queued key is not the cached key's string")
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // next (done, then take, a chunk of keys per hold of the lock) pops what
@@ -33,6 +34,9 @@ func TestDeltaFIFONextAsDoneAndTake(t *testing.T) {
 		for i := range tw {
 			ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
 			tw[i] = &twin{ix: ix, f: NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})}
+			// As an Informer's (the first list a bulk), or as a plain
+			// DeltaFIFO's (its keys queued one by one, taken in chunks).
+			tw[i].f.bulkOK = seed%2 == 0
 		}
 		record := func(w *twin, batch []KeyDeltas[*bobj]) {
 			w.popped = append(w.popped, "|")
@@ -230,4 +234,52 @@ func appliedAll(ix *Indexer[*bobj], want map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// The first change of a cached key shares the Indexer's key string and
+// carries its position, unless the Indexer's lock is held (by the process
+// loop, applying a batch): the reflector then does not wait for it, and
+// the key is a string of its own, with no position; the change is
+// applied all the same.
+func TestDeltaFIFOInternWhileIndexerBusy(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	f.bulkOK = true // as an Informer's: the first list a bulk, its keys in the Indexer only
+	f.BeginReplace()
+	if err := f.ReplaceItems([]*bobj{bo("a", "1"), bo("b", "1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.EndReplace(); err != nil {
+		t.Fatal(err)
+	}
+	drainApplied(t, f, ix)
+	stored, _, pos, _ := ix.internKey([]byte("ns/a"), ix.items.hashBytes([]byte("ns/a")), false)
+
+	f.Update(bo("a", "2")) // the Indexer free
+	ix.mu.Lock()
+	f.Update(bo("b", "2")) // the Indexer busy
+	ix.mu.Unlock()
+	batch, initial, err := f.take(nil, 2)
+	if err != nil || len(batch) != 2 {
+		t.Fatalf("take: %d keys, %v", len(batch), err)
+	}
+	a, b := batch[0], batch[1]
+	if a.Key != "ns/a" || b.Key != "ns/b" {
+		t.Fatalf("took %q, %q", a.Key, b.Key)
+	}
+	if unsafe.StringData(a.Key) != unsafe.StringData(stored) || a.cached != pos+1 {
+		t.Errorf("a, the Indexer free: key shared %t, position hint %d, want %d",
+			unsafe.StringData(a.Key) == unsafe.StringData(stored), a.cached, pos+1)
+	}
+	if b.cached != 0 {
+		t.Errorf("b, the Indexer busy: position hint %d, want none", b.cached)
+	}
+	ix.applyBatch(batch, nil)
+	f.done(batch, initial)
+	for _, k := range []string{"ns/a", "ns/b"} {
+		if o, ok := ix.Get(k); !ok || o.ResourceVersion != "2" {
+			t.Errorf("%s: cached %v, want version 2", k, o)
+		}
+	}
+	checkKeyTable(t, f, ix, nil)
 }

@@ -219,7 +219,7 @@ func (f *DeltaFIFO[T]) replaceLocked(keys []string, items []T, errs []error) []e
 				errs = append(errs, &ObjectError{Op: "replace", Err: err})
 				continue
 			}
-			key, q, mark = f.internLocked(b, f.items.hashBytes(b))
+			key, q, mark = f.internLocked(b, f.items.hashBytes(b), false)
 		} else {
 			if key = keys[i]; key == "" {
 				continue

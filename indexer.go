@@ -158,7 +158,7 @@ func (ix *Indexer[T]) Upsert(obj T) (old T, existed bool, err error) {
 				}
 				ix.mu.Unlock()
 			}
-			key, _, _, ok := ix.internKey(b, ix.items.hashBytes(b))
+			key, _, _, ok := ix.internKey(b, ix.items.hashBytes(b), false)
 			if !ok {
 				key = string(b)
 			}
@@ -190,7 +190,7 @@ func (ix *Indexer[T]) keyOf(obj T) (string, error) {
 	if ix.metaKey {
 		var buf [128]byte
 		if b, ok := appendMetaKeyAs(ix.ptr, buf[:0], obj); ok {
-			if key, _, _, ok := ix.internKey(b, ix.items.hashBytes(b)); ok {
+			if key, _, _, ok := ix.internKey(b, ix.items.hashBytes(b), false); ok {
 				return key, nil
 			}
 			return string(b), nil

@@ -6,9 +6,14 @@ package informer
 
 // internKey returns the stored key equal to b, so callers can share it,
 // its relist mark, and its position (a hint for posHinted: positions change
-// when the slots are compacted or replaced). h is b's keyHash.
-func (ix *Indexer[T]) internKey(b []byte, h uint32) (key string, mark uint32, pos int32, ok bool) {
-	ix.mu.RLock()
+// when the slots are compacted or replaced). h is b's keyHash. With try,
+// it looks only if the lock is free at once, and reports !ok otherwise.
+func (ix *Indexer[T]) internKey(b []byte, h uint32, try bool) (key string, mark uint32, pos int32, ok bool) {
+	if !try {
+		ix.mu.RLock()
+	} else if !ix.mu.TryRLock() {
+		return "", 0, 0, false
+	}
 	pos, _, ok = findPos(&ix.items, ix.slots.s, h, b)
 	if ok {
 		key, mark = ix.slots.s[pos].key, ix.slots.s[pos].mark
