@@ -60,7 +60,19 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.takeLocked(dst, max)
+	if f.queue.Len() == 0 && f.closed {
+		f.signal() // pass Close's wake-up on to the next waiting consumer
+		return dst, 0, ErrClosed
+	}
+	if f.paused > 0 || f.queue.Len() == 0 {
+		return dst, 0, nil
+	}
+	dst, initial = f.takeMoreLocked(dst, max)
+	f.inflight++
+	if f.queue.Len() > 0 {
+		f.signal() // wake another consumer
+	}
+	return dst, initial, nil
 }
 
 // holdChunk is how many keys next hands back, or takes, per hold of the
@@ -144,23 +156,6 @@ func (f *DeltaFIFO[T]) lockSpin() {
 	f.mu.Lock()
 }
 
-// takeLocked is take, with the lock held.
-func (f *DeltaFIFO[T]) takeLocked(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
-	if f.queue.Len() == 0 && f.closed {
-		f.signal() // pass Close's wake-up on to the next waiting consumer
-		return dst, 0, ErrClosed
-	}
-	if f.paused > 0 || f.queue.Len() == 0 {
-		return dst, 0, nil
-	}
-	dst, initial = f.takeMoreLocked(dst, max)
-	f.inflight++
-	if f.queue.Len() > 0 {
-		f.signal() // wake another consumer
-	}
-	return dst, initial, nil
-}
-
 // takeMoreLocked appends to dst, up to max in all, the keys at the
 // queue's head, and says how many of them count towards the initial
 // population.
@@ -242,14 +237,9 @@ func (f *DeltaFIFO[T]) takeRunLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T
 // done recycles a batch's delta slices once its consumer has returned.
 func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.doneLocked(batch, initial)
-}
-
-// doneLocked is done, with the lock held.
-func (f *DeltaFIFO[T]) doneLocked(batch []KeyDeltas[T], initial int) {
 	f.doneKeysLocked(batch)
 	f.doneFinishLocked(initial)
+	f.mu.Unlock()
 }
 
 // doneKeysLocked is done's work for each key of batch, which may be part
