@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -212,7 +213,12 @@ func TestDeltaFIFONextWhileQueueing(t *testing.T) {
 			want["ns/"+k] = v
 		}
 		// Wait for the consumer to apply the last change of every key.
+		deadline := time.Now().Add(time.Minute)
 		for !appliedAll(ix, want) {
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("round %d: the last changes not applied after a minute", round)
+			}
 			runtime.Gosched()
 		}
 		cancel()
