@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func TestDeltaFIFONextAsDoneAndTake(t *testing.T) {
 			default: // a batch: the last one done, the next taken
 				max := []int{1, 7, holdChunk, holdChunk + 1, 40, 128}[rng.IntN(6)]
 				a, b := tw[0], tw[1]
-				batch, initial, err := a.f.next(a.held, a.initial, nil, max)
+				batch, initial, _, err := a.f.next(a.held, a.initial, nil, max)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -157,11 +158,15 @@ func TestDeltaFIFONextAsDoneAndTake(t *testing.T) {
 	}
 }
 
-// A consumer using next while a producer queues changes: the lock is
-// given up between chunks, and the producer's changes land meanwhile on
-// keys in flight. Every key ends with its last change cached, each key's
-// changes are popped in the order they were queued, and the key table is
-// sound.
+// A consumer using next, as the process loop does (the batch it hands
+// back and the one it takes in one array), while a producer queues
+// changes and, now and then, a relist of every key (BeginReplace,
+// ReplaceItems, EndReplace, which pauses the queue and waits for the batch
+// in flight): the lock is given up between chunks, and changes land
+// meanwhile on keys in flight. Nothing hangs, every key ends with its last
+// change cached, each key's changes are popped in the order they were
+// queued (a relist restates the version popped last), and the key table
+// is sound.
 func TestDeltaFIFONextWhileQueueing(t *testing.T) {
 	rounds := 20
 	if testing.Short() {
@@ -176,10 +181,11 @@ func TestDeltaFIFONextWhileQueueing(t *testing.T) {
 		var bad string
 		var wg sync.WaitGroup
 		wg.Go(func() {
+			buf := make([]KeyDeltas[*bobj], 0, 128)
 			var held []KeyDeltas[*bobj]
 			heldInitial := 0
 			for {
-				batch, initial, err := f.next(held, heldInitial, nil, 128)
+				batch, initial, _, err := f.next(held, heldInitial, buf[:0], 128)
 				held, heldInitial = nil, 0
 				if err != nil {
 					return
@@ -195,7 +201,7 @@ func TestDeltaFIFONextWhileQueueing(t *testing.T) {
 				for _, kd := range batch {
 					for _, d := range kd.Deltas {
 						v, _ := strconv.Atoi(d.Object.ResourceVersion)
-						if v <= last[kd.Key] && bad == "" {
+						if (v < last[kd.Key] || v == last[kd.Key] && d.Type != DeltaReplaced) && bad == "" {
 							bad = kd.Key + ": version " + strconv.Itoa(v) + " after " + strconv.Itoa(last[kd.Key])
 						}
 						last[kd.Key] = v
@@ -211,6 +217,19 @@ func TestDeltaFIFONextWhileQueueing(t *testing.T) {
 			k := "k" + strconv.Itoa(rng.IntN(keySpace))
 			f.Update(bo(k, strconv.Itoa(v)))
 			want["ns/"+k] = v
+			if v%2500 == 0 {
+				page := make([]*bobj, 0, len(want))
+				for k, v := range want {
+					page = append(page, bo(strings.TrimPrefix(k, "ns/"), strconv.Itoa(v)))
+				}
+				f.BeginReplace()
+				if err := f.ReplaceItems(page); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.EndReplace(); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		// Wait for the consumer to apply the last change of every key.
 		deadline := time.Now().Add(time.Minute)
@@ -287,5 +306,21 @@ func TestDeltaFIFOInternWhileIndexerBusy(t *testing.T) {
 			t.Errorf("%s: cached %v, want version 2", k, o)
 		}
 	}
+	checkKeyTable(t, f, ix, nil)
+
+	// Once stored, b's entry keeps the Indexer's string: its next change
+	// carries it and the position, and takes the update's fast path.
+	storedB, _, posB, _ := ix.internKey([]byte("ns/b"), ix.items.hashBytes([]byte("ns/b")), false)
+	f.Update(bo("b", "3"))
+	batch, initial, err = f.take(nil, 1)
+	if err != nil || len(batch) != 1 {
+		t.Fatalf("take: %d keys, %v", len(batch), err)
+	}
+	if b := batch[0]; unsafe.StringData(b.Key) != unsafe.StringData(storedB) || b.cached != posB+1 {
+		t.Errorf("b's next change: key shared %t, position hint %d, want %d",
+			unsafe.StringData(b.Key) == unsafe.StringData(storedB), b.cached, posB+1)
+	}
+	ix.applyBatch(batch, nil)
+	f.done(batch, initial)
 	checkKeyTable(t, f, ix, nil)
 }

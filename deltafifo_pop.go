@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"slices"
+	"unsafe"
 
 	"github.com/informer-go/informer/internal/ring"
 )
@@ -87,7 +88,13 @@ const lockSpins = 4096
 
 // next is done(prev, prevInitial) and then take(dst, max), for the
 // informer's process loop: the lock taken once for both, and held for
-// holdChunk keys at a time. prev and dst may share their array.
+// holdChunk keys at a time. prev and dst may share their array. paused
+// says that it took nothing because a replacement paused the queue (its
+// EndReplace waited for prev), not because the queue is empty: what was
+// queued before is not all applied. Between two holds the reflector may
+// queue a change of a key already taken: it gets an entry of its own
+// (see newKeyLocked), and the batch may then hold the key twice, in
+// order.
 //
 // The loop tries the lock (lockSpin) rather than sleep on it: a goroutine
 // woken by an Unlock is queued on the waker's processor, and the reflector
@@ -95,7 +102,7 @@ const lockSpins = 4096
 // for another processor to take it over (tens of microseconds, during
 // which the queue grows by hundreds of events and its keys' deltas no
 // longer fit in place).
-func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, err error) {
+func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], initial int, paused bool, err error) {
 	if max < 1 {
 		max = 1
 	}
@@ -113,10 +120,13 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	}
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
-		return dst, 0, ErrClosed
+		return dst, 0, false, ErrClosed
 	}
-	if f.paused > 0 || f.queue.Len() == 0 {
-		return dst, 0, nil
+	if f.paused > 0 {
+		return dst, 0, true, nil
+	}
+	if f.queue.Len() == 0 {
+		return dst, 0, false, nil
 	}
 	batch, initial = f.takeMoreLocked(dst, f.chunkLocked(len(dst), max))
 	f.inflight++
@@ -133,7 +143,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if f.queue.Len() > 0 {
 		f.signal() // wake another consumer
 	}
-	return batch, initial, nil
+	return batch, initial, false, nil
 }
 
 // chunkLocked is how many keys in all next's batch of n may hold after
@@ -268,6 +278,9 @@ func (f *DeltaFIFO[T]) doneKeysLocked(batch []KeyDeltas[T]) {
 				p.deltas, p.one[0] = nil, Delta[T]{}
 				p.cached, p.state, p.initial = cached, entryKnown, false
 				f.nknown++
+				if k := batch[i].Key; unsafe.StringData(k) != unsafe.StringData(p.key) {
+					p.key = k // the Indexer's string (applyKeyLocked)
+				}
 			} else {
 				f.doneEntryLocked(at, keep, cached)
 			}

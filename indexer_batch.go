@@ -105,7 +105,10 @@ func (ix *Indexer[T]) applyKeyLocked(s *indexSet[T], kd *KeyDeltas[T], dst []app
 	}
 	kd.applied, kd.cached = true, 0
 	if ok {
-		kd.cached = pos + 1
+		// The stored key's string, which the queue then keeps for the
+		// key (a key queued with a string of its own, say while this
+		// lock was held, shares it from now on: applyHinted's checks).
+		kd.cached, kd.Key = pos+1, ix.slots.s[pos].key
 	}
 	return dst
 }

@@ -3,10 +3,12 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -353,4 +355,72 @@ func TestWaitForResourceVersionAfterQuietList(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A relist's EndReplace pauses the queue once the batch in flight is done,
+// and the process loop then takes nothing: not because the queue is
+// empty, but because it is paused, with changes read before the relist
+// still queued. The applied version must not move to what the reflector
+// had read until those changes are in the cache: AppliedResourceVersion
+// reported a version while an object created at it was not yet cached.
+func TestAppliedNotAheadOfAPausedQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memory.New[*item](memory.Options{})
+		mustDo(t, src.Create(newItem("ns", "a", "v1")))
+		var armed atomic.Bool
+		entered, release := make(chan struct{}), make(chan struct{})
+		var inf *informer.Informer[*item]
+		var mu sync.Mutex
+		var problems []string
+		opts := quiet[*item](t, nil)
+		opts.Indexers = map[string]informer.IndexFunc[*item]{"data": func(o *item, dst []string) ([]string, error) {
+			if o.Name == "a" && armed.CompareAndSwap(true, false) {
+				entered <- struct{}{} // the loop holds a batch with a's change
+				<-release
+			}
+			if o.Name == "b" || o.Name == "c" {
+				// Being stored now: the applied version must be older.
+				applied, _ := strconv.Atoi(inf.AppliedResourceVersion())
+				own, _ := strconv.Atoi(o.ResourceVersion)
+				if applied >= own {
+					mu.Lock()
+					problems = append(problems, fmt.Sprintf("applied version %d reported while ns/%s at %d is not yet in the cache", applied, o.Name, own))
+					mu.Unlock()
+				}
+			}
+			return append(dst, o.Data), nil
+		}}
+		inf = informer.New(src, opts)
+		runInformer(t, inf)
+		if err := waitSynced(t, inf); err != nil {
+			t.Fatal(err)
+		}
+		armed.Store(true)
+		mustDo(t, src.Update(newItem("ns", "a", "v2")))
+		<-entered
+		mustDo(t, src.Create(newItem("ns", "b", "v1")))
+		mustDo(t, src.Create(newItem("ns", "c", "v1")))
+		synctest.Wait() // b and c read and queued behind the batch in flight
+		// A relist: the watch resumes from before a compaction.
+		cutOff(src, func() {
+			mustDo(t, src.Create(newItem("ns", "d", "v1")))
+			src.Compact()
+		})
+		synctest.Wait() // the relist's EndReplace waits for the batch in flight
+		close(release)
+		want := src.ResourceVersion()
+		if err := inf.WaitForResourceVersion(t.Context(), want); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"ns/b", "ns/c", "ns/d"} {
+			if _, ok := inf.Lister().Get(k); !ok {
+				t.Errorf("%s not cached at version %s", k, want)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
 }

@@ -28,19 +28,13 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 		readRV, lists := inf.refl.readProgress()
 		// The last batch is done, and the next taken, under one hold of
 		// the queue's lock: the reflector queues under it for every event.
-		batch, initial, err := inf.fifo.next(prev, prevInitial, buf[:0], inf.opts.BatchSize)
+		batch, initial, paused, err := inf.fifo.next(prev, prevInitial, buf[:0], inf.opts.BatchSize)
 		if len(prev) > 0 {
 			prev = nil
 			inf.checkSynced(false)
 		}
 		if err != nil {
 			return
-		}
-		if len(batch) == 0 && inf.isSynced {
-			inf.applied.set(readRV, lists)
-		}
-		if len(batch) == 0 {
-			inf.serveSnapshots(readRV)
 		}
 		if len(batch) > 0 {
 			inf.process(batch)
@@ -57,12 +51,27 @@ func (inf *Informer[T]) processLoop(ctx context.Context) {
 			}
 			continue
 		}
-		if inf.checkSynced(true) {
-			inf.applied.set(readRV, lists) // a restored cache confirmed: it is at readRV
+		// Paused by a relist's end, the queue may still hold changes read
+		// before readRV: not applied yet (the resume wakes the loop).
+		if !paused {
+			inf.caughtUp(readRV, lists)
 		}
 		if !inf.waitForWork(ctx, rs, readRV, lists) {
 			return
 		}
+	}
+}
+
+// caughtUp is the process loop's work when a take found the queue empty:
+// everything the reflector had read when it was at readRV after lists
+// lists is in the cache.
+func (inf *Informer[T]) caughtUp(readRV string, lists uint64) {
+	if inf.isSynced {
+		inf.applied.set(readRV, lists)
+	}
+	inf.serveSnapshots(readRV)
+	if inf.checkSynced(true) {
+		inf.applied.set(readRV, lists) // a restored cache confirmed: it is at readRV
 	}
 }
 
