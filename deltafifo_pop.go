@@ -110,13 +110,12 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	defer f.mu.Unlock()
 	if len(prev) > 0 {
 		for len(prev) > holdChunk && !prev[holdChunk-1].fromBulk {
-			f.doneKeysLocked(prev[:holdChunk])
+			f.doneLocked(prev[:holdChunk], 0, false)
 			prev = prev[holdChunk:]
 			f.mu.Unlock()
 			f.lockSpin()
 		}
-		f.doneKeysLocked(prev)
-		f.doneFinishLocked(prevInitial)
+		f.doneLocked(prev, prevInitial, true)
 	}
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
@@ -247,14 +246,14 @@ func (f *DeltaFIFO[T]) takeRunLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T
 // done recycles a batch's delta slices once its consumer has returned.
 func (f *DeltaFIFO[T]) done(batch []KeyDeltas[T], initial int) {
 	f.mu.Lock()
-	f.doneKeysLocked(batch)
-	f.doneFinishLocked(initial)
+	f.doneLocked(batch, initial, true)
 	f.mu.Unlock()
 }
 
-// doneKeysLocked is done's work for each key of batch, which may be part
-// of a batch (next); doneFinishLocked ends the batch.
-func (f *DeltaFIFO[T]) doneKeysLocked(batch []KeyDeltas[T]) {
+// doneLocked is done's work for each key of batch, and with last for the
+// batch as a whole, initial of its keys counted towards the initial
+// population; next hands a batch back in parts, the last one last.
+func (f *DeltaFIFO[T]) doneLocked(batch []KeyDeltas[T], initial int, last bool) {
 	for i := range batch {
 		if !batch[i].fromBulk {
 			// Keep the key's entry if the consumer stored it: as the
@@ -292,11 +291,9 @@ func (f *DeltaFIFO[T]) doneKeysLocked(batch []KeyDeltas[T]) {
 		}
 		batch[i] = KeyDeltas[T]{}
 	}
-}
-
-// doneFinishLocked ends done for a batch whose keys are done, initial of
-// them counted towards the initial population.
-func (f *DeltaFIFO[T]) doneFinishLocked(initial int) {
+	if !last {
+		return
+	}
 	f.initial -= initial
 	f.inflight--
 	if f.inflight == 0 {
