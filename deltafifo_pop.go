@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/informer-go/informer/internal/ring"
@@ -83,7 +84,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 // runs again (the goroutine that wakes it holds its processor).
 const holdChunk = 16
 
-// lockSpins is how many times next tries the lock before it waits for it.
+// lockSpins is how many times lockSpin tries a lock before it waits for it.
 const lockSpins = 4096
 
 // next is done(prev, prevInitial) and then take(dst, max), for the
@@ -106,14 +107,14 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if max < 1 {
 		max = 1
 	}
-	f.lockSpin()
+	lockSpin(&f.mu)
 	defer f.mu.Unlock()
 	if len(prev) > 0 {
 		for len(prev) > holdChunk && !prev[holdChunk-1].fromBulk {
 			f.doneLocked(prev[:holdChunk], 0, false)
 			prev = prev[holdChunk:]
 			f.mu.Unlock()
-			f.lockSpin()
+			lockSpin(&f.mu)
 		}
 		f.doneLocked(prev, prevInitial, true)
 	}
@@ -131,7 +132,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	f.inflight++
 	for len(batch) < max && f.queue.Len() > 0 {
 		f.mu.Unlock()
-		f.lockSpin()
+		lockSpin(&f.mu)
 		if f.paused > 0 || f.queue.Len() == 0 {
 			break
 		}
@@ -155,14 +156,15 @@ func (f *DeltaFIFO[T]) chunkLocked(n, max int) int {
 	return min(max, n+holdChunk)
 }
 
-// lockSpin locks f.mu, trying it lockSpins times before it waits.
-func (f *DeltaFIFO[T]) lockSpin() {
+// lockSpin locks mu, trying it lockSpins times before it waits: for a
+// lock the process loop shares with the reflector (see next).
+func lockSpin(mu *sync.Mutex) {
 	for range lockSpins {
-		if f.mu.TryLock() {
+		if mu.TryLock() {
 			return
 		}
 	}
-	f.mu.Lock()
+	mu.Lock()
 }
 
 // takeMoreLocked appends to dst, up to max in all, the keys at the

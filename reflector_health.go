@@ -171,16 +171,9 @@ type health struct {
 
 // progress returns the version and how many lists had completed.
 func (p *published) progress() (string, uint64) {
-	// Tried rather than waited for: the process loop reads this once
-	// per batch, and the reflector writes it once per event (see
-	// DeltaFIFO.next for why the loop should not sleep on a lock the
-	// reflector releases).
-	for i := 0; !p.mu.TryLock(); i++ {
-		if i == lockSpins {
-			p.mu.Lock()
-			break
-		}
-	}
+	// The process loop reads this once per batch, and the reflector
+	// writes it once per event: tried rather than waited for (lockSpin).
+	lockSpin(&p.mu)
 	defer p.mu.Unlock()
 	return p.lastRV, p.lists
 }
