@@ -343,13 +343,17 @@ func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos 
 }
 
 // reserve makes room for n entries if the Indexer is empty, so that a
-// first list of known size fills it without growing its map and slots.
+// first list of known size fills it without growing its map, its slots
+// and its indexes' offsets.
 func (ix *Indexer[T]) reserve(n int) {
 	ix.mu.Lock()
 	if ix.items.n == 0 && len(ix.slots.s) == 0 && cap(ix.slots.s) < n {
 		ix.items.reserve(n)
 		ix.missKey = ""
 		ix.slots.s = make([]slot[T], 0, n)
+		for _, x := range ix.set.Load().maps {
+			x.reserveOffs(n)
+		}
 	}
 	ix.mu.Unlock()
 }

@@ -225,6 +225,15 @@ func (x *index) growOffs(pos int32) {
 	x.offs = offs
 }
 
+// reserveOffs makes room in offs for n positions at once, for an empty
+// index kept in lists that a first list of n entries is about to fill
+// (growOffs, doubling, would allocate about twice that on the way).
+func (x *index) reserveOffs(n int) {
+	if x.list && len(x.offs) < n {
+		x.offs = make([]int32, n)
+	}
+}
+
 // addAll indexes the entry at pos under vals.
 func (x *index) addAll(vals []string, pos int32) {
 	for _, v := range vals {

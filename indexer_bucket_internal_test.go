@@ -118,3 +118,36 @@ func TestNearHash(t *testing.T) {
 		seen[nearHash(v)] = v
 	}
 }
+
+// TestIndexerReserveOffs: a first list of known size (Indexer.reserve)
+// sizes the namespace index's offsets once, rather than doubling them
+// from 64 as positions arrive, and the index still lists every entry.
+func TestIndexerReserveOffs(t *testing.T) {
+	const n = 1000
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	ix.reserve(n)
+	x := ix.set.Load().maps[0]
+	if len(x.offs) < n {
+		t.Fatalf("offsets for %d positions after reserve(%d)", len(x.offs), n)
+	}
+	first := &x.offs[0]
+	for i := range n {
+		if err := ix.Add(&bobj{metav1.ObjectMeta{Namespace: fmt.Sprint("ns-", i%7), Name: fmt.Sprint("o", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if &x.offs[0] != first {
+		t.Fatal("the offsets grew again while the reserved entries arrived")
+	}
+	total := 0
+	for i := range 7 {
+		got, err := ix.ByIndex(NamespaceIndex, fmt.Sprint("ns-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(got)
+	}
+	if total != n {
+		t.Fatalf("the namespace index lists %d entries, want %d", total, n)
+	}
+}
