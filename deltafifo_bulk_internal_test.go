@@ -2,8 +2,10 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -355,6 +357,90 @@ func TestDeltaFIFOBulkHashes(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("popped %d keys, want %d in the list's order", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestDeltaFIFOBulkSplit: a page of at least bulkSplit objects is made by
+// two goroutines, a half each. Whatever halves the objects without a key
+// fall in, the bulk holds the others in order, each under its key and
+// with its key's hash for the Indexer, the errors come in the items'
+// order, and nothing is left beyond the bulk's end to keep objects alive.
+func TestDeltaFIFOBulkSplit(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	for _, tc := range []struct {
+		name   string
+		n      int
+		nilAt  []int // nil objects (ErrNilObject)
+		anonAt []int // objects without a name (ErrEmptyName)
+	}{
+		{"below the split", bulkSplit - 1, []int{3}, []int{bulkSplit - 2}},
+		{"all keyed", bulkSplit, nil, nil},
+		{"keyless in the first half", bulkSplit + 1, []int{0, 7}, []int{bulkSplit/2 - 1}},
+		{"keyless in the second half", 2*bulkSplit + 3, nil, []int{bulkSplit + 2, 2*bulkSplit + 2}},
+		{"keyless in both", 2 * bulkSplit, []int{5}, []int{bulkSplit + 9}},
+		{"first half all keyless", bulkSplit, []int{0, 1, 2}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := make([]*bobj, tc.n)
+			for i := range items {
+				items[i] = bo(fmt.Sprintf("obj-%d", i), "1")
+				if i%5 == 2 {
+					items[i].Namespace = "" // cluster-scoped: its key is its name
+				}
+			}
+			for _, i := range tc.anonAt {
+				items[i].Name = ""
+			}
+			if tc.name == "first half all keyless" {
+				for i := range tc.n / 2 {
+					items[i].Name = ""
+				}
+			}
+			for _, i := range tc.nilAt {
+				items[i] = nil
+			}
+			f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: NewIndexer(IndexerOptions[*bobj]{})})
+			b, errs := f.bulkOf(nil, items, nil)
+			var want []*bobj
+			var wantErrs []error
+			for _, o := range items {
+				switch {
+				case o == nil:
+					wantErrs = append(wantErrs, ErrNilObject)
+				case o.Name == "":
+					wantErrs = append(wantErrs, ErrEmptyName)
+				default:
+					want = append(want, o)
+				}
+			}
+			if len(b.keys) != len(want) || len(b.deltas) != len(want) || len(b.hashes) != len(want) {
+				t.Fatalf("bulk of %d keys, %d deltas, %d hashes; want %d", len(b.keys), len(b.deltas), len(b.hashes), len(want))
+			}
+			for i, o := range want {
+				key, _ := MetaKey(o)
+				if b.keys[i] != key || b.deltas[i].Object != o || b.deltas[i].Type != DeltaReplaced {
+					t.Fatalf("entry %d: %q with %v, want %q with %v", i, b.keys[i], b.deltas[i].Object, key, o)
+				}
+				if b.hashes[i] != keyHash(key) {
+					t.Fatalf("entry %d (%q): hash %#x, want %#x", i, key, b.hashes[i], keyHash(key))
+				}
+			}
+			if len(errs) != len(wantErrs) {
+				t.Fatalf("%d errors, want %d", len(errs), len(wantErrs))
+			}
+			for i, err := range errs {
+				if !errors.Is(err, wantErrs[i]) {
+					t.Fatalf("error %d is %v, want %v (in the items' order)", i, err, wantErrs[i])
+				}
+			}
+			for i, d := range b.deltas[len(b.deltas):cap(b.deltas)] {
+				if d.Object != nil || b.keys[:cap(b.keys)][len(b.keys)+i] != "" {
+					t.Fatalf("position %d beyond the bulk's end still holds an object or a key", len(b.deltas)+i)
+				}
 			}
 		})
 	}

@@ -1,6 +1,10 @@
 package informer
 
-import "errors"
+import (
+	"errors"
+	"runtime"
+	"sync"
+)
 
 // Replacement: how a DeltaFIFO takes in a complete state (a relist), page by
 // page, and infers what vanished.
@@ -119,21 +123,82 @@ const keyBlock = 4096
 // none, left out) or, with keys nil, their default keys, and appends the
 // errors of the objects that have none. It touches nothing of the queue.
 //
-// Default keys are cut from shared blocks of about keyBlock bytes: one
-// allocation per block, not per key (a cluster-scoped object's key is its
-// name, shared). A block stays alive while any of its keys does, so a
-// cache keeps at most the bytes of its first list's keys for them.
+// A page of default keys of at least bulkSplit objects is made by two
+// goroutines, a half each, when the process has more than one processor:
+// the consumer waits for the page meanwhile, and reading a list's objects
+// for the first time is the longest part of its making.
 func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T], []error) {
-	b := &bulk[T]{keys: make([]string, 0, len(items)), deltas: make([]Delta[T], 0, len(items))}
+	n := len(items)
+	b := &bulk[T]{keys: make([]string, n), deltas: make([]Delta[T], n)}
+	if f.marks != nil {
+		b.hashes = make([]uint32, n)
+	}
 	if keys != nil {
+		m := 0
 		for i, key := range keys {
 			if key != "" {
-				b.keys = append(b.keys, key)
-				b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: items[i]})
+				b.keys[m], b.deltas[m] = key, Delta[T]{Type: DeltaReplaced, Object: items[i]}
+				if b.hashes != nil {
+					b.hashes[m] = keyHash(key)
+				}
+				m++
 			}
 		}
-		return f.hashBulk(b), errs
+		b.cut(m)
+		return b, errs
 	}
+	if n < bulkSplit || runtime.GOMAXPROCS(0) < 2 {
+		m, errs := f.fillBulk(b, 0, items, errs)
+		b.cut(m)
+		return b, errs
+	}
+	h := n / 2
+	var m1 int
+	var errs1 []error
+	var wg sync.WaitGroup
+	wg.Go(func() { m1, errs1 = f.fillBulk(b, 0, items[:h], nil) })
+	runtime.Gosched() // the new goroutine runs here, this one on the idle processor
+	m2, errs2 := f.fillBulk(b, h, items[h:], nil)
+	wg.Wait()
+	if m1 < h {
+		// Objects without a key in the first half: the second half's
+		// entries move down to follow its last.
+		copy(b.keys[m1:], b.keys[h:h+m2])
+		copy(b.deltas[m1:], b.deltas[h:h+m2])
+		if b.hashes != nil {
+			copy(b.hashes[m1:], b.hashes[h:h+m2])
+		}
+	}
+	b.cut(m1 + m2)
+	return b, append(append(errs, errs1...), errs2...)
+}
+
+// bulkSplit is the size of a page from which bulkOf makes it with two
+// goroutines.
+const bulkSplit = 4096
+
+// cut ends b at its first m entries, and clears those beyond (objects and
+// keys left there by bulkOf).
+func (b *bulk[T]) cut(m int) {
+	clear(b.keys[m:])
+	clear(b.deltas[m:])
+	b.keys, b.deltas = b.keys[:m], b.deltas[:m]
+	if b.hashes != nil {
+		b.hashes = b.hashes[:m]
+	}
+}
+
+// fillBulk writes the entries of items, by their default keys, into b
+// from position at on, in order, leaving out (and appending the errors of)
+// the objects without a key, and returns how many it wrote.
+//
+// Keys are cut from shared blocks of about keyBlock bytes: one allocation
+// per block, not per key (a cluster-scoped object's key is its name,
+// shared). A block stays alive while any of its keys does, so a cache
+// keeps at most the bytes of its first list's keys for them. The keys are
+// hashed for the Indexer the queue feeds, if it feeds one (hashes): here,
+// on the reflector's goroutine, not on the consumer's, which stores them.
+func (f *DeltaFIFO[T]) fillBulk(b *bulk[T], at int, items []T, errs []error) (int, []error) {
 	block := make([]byte, 0, keyBlock+128) // the open block's keys, back to back
 	type cut struct{ i, end int32 }        // b.keys[i] ends at block[end]
 	cuts := make([]cut, 0, 256)
@@ -142,6 +207,9 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 		from := int32(0)
 		for _, c := range cuts {
 			b.keys[c.i] = s[from:c.end]
+			if b.hashes != nil {
+				b.hashes[c.i] = keyHash(b.keys[c.i])
+			}
 			from = c.end
 		}
 		block, cuts = block[:0], cuts[:0]
@@ -151,6 +219,7 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	// mostly from memory, and in a short loop the processor has several
 	// reads in flight at once.
 	var names, spaces [metaGroup]string
+	m := at
 	for len(items) > 0 {
 		group := items[:min(len(items), metaGroup)]
 		items = items[len(group):]
@@ -168,13 +237,16 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 				continue
 			}
 			if ns == "" {
-				b.keys = append(b.keys, name)
+				b.keys[m] = name
+				if b.hashes != nil {
+					b.hashes[m] = keyHash(name)
+				}
 			} else {
 				block = append(append(append(block, ns...), '/'), name...)
-				cuts = append(cuts, cut{int32(len(b.keys)), int32(len(block))})
-				b.keys = append(b.keys, "")
+				cuts = append(cuts, cut{int32(m), int32(len(block))})
 			}
-			b.deltas = append(b.deltas, Delta[T]{Type: DeltaReplaced, Object: obj})
+			b.deltas[m] = Delta[T]{Type: DeltaReplaced, Object: obj}
+			m++
 			if len(block) >= keyBlock {
 				flush()
 			}
@@ -183,24 +255,11 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	if len(block) > 0 {
 		flush()
 	}
-	return f.hashBulk(b), errs
+	return m - at, errs
 }
 
 // metaGroup is how many objects bulkOf reads the names of at once.
 const metaGroup = 64
-
-// hashBulk computes the keys' hashes of b for the Indexer the queue feeds,
-// if it feeds one: on the reflector's goroutine, where a first list has
-// time to spare, rather than on the consumer's, which stores the list.
-func (f *DeltaFIFO[T]) hashBulk(b *bulk[T]) *bulk[T] {
-	if f.marks != nil {
-		b.hashes = make([]uint32, len(b.keys))
-		for i, key := range b.keys {
-			b.hashes[i] = keyHash(key)
-		}
-	}
-	return b
-}
 
 // replaceLocked queues items as replaced, with keys (computed before, for
 // a user key func) or the default key, and appends the errors.
