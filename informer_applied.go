@@ -97,9 +97,12 @@ func (inf *Informer[T]) AppliedResourceVersion() string {
 // reaches it: wait then only for versions the informer will see (a watched
 // write's, a list's, a bookmark's). While the informer relists (an
 // expired version; a Source whose versions restarted), nothing is reached
-// until the relist is applied. It is event-driven, and returns ctx's
-// error joined with the Source's last error if ctx ends first, and
-// ErrStopped if the informer stops.
+// until the relist is applied. A restart of the Source's versions is known
+// only once the informer sees it (an error of its watch, then a relist):
+// until then a version of the new history that the VersionComparer orders
+// before the applied one counts as reached. It is event-driven, and
+// returns ctx's error joined with the Source's last error if ctx ends
+// first, and ErrStopped if the informer stops.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	for {
 		cur, relisting, changed := inf.applied.waitState()
