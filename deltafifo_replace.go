@@ -63,7 +63,10 @@ func (f *DeltaFIFO[T]) knownAnyLocked() bool {
 // ReplaceItems queues a Replaced delta for each item of a replacement in
 // progress. Items whose key cannot be computed are skipped and reported in
 // the returned error; the others are queued. A key seen twice in one
-// replacement is queued twice, and reported with ErrDuplicateKey.
+// replacement is queued twice, and reported with ErrDuplicateKey. (In an
+// Informer's queue, a page of its first list of 4,096 items or more is
+// read by two goroutines, a half each: the caller's and one it starts and
+// waits for.)
 func (f *DeltaFIFO[T]) ReplaceItems(items []T) error {
 	var keys []string
 	var errs []error
