@@ -42,8 +42,13 @@ func (inf *Informer[T]) poke() {
 // admit adds the handlers registered while running: each first gets the
 // cache's contents as initial adds, then every later change. Run by the
 // process loop between batches, so no change falls between the two. It also
-// forgets removed handlers.
+// forgets removed handlers. Once ctx has ended (a handler registered while
+// Run shuts down: the loop's select may take its wake-up before ctx's
+// end) it admits none: Run's end finishes them, never called.
 func (inf *Informer[T]) admit(ctx context.Context, rs *resyncer[T]) {
+	if ctx.Err() != nil {
+		return
+	}
 	inf.mu.Lock()
 	adds := inf.pending
 	inf.pending = nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -115,5 +116,32 @@ func TestWakeAfterPush(t *testing.T) {
 				t.Errorf("%d notifications queued, %d wake-ups; want 1 and 1", queued, len(l.wake))
 			}
 		})
+	}
+}
+
+// TestAdmitAfterCancel: a handler registered while Run shuts down is not
+// admitted by the process loop once Run's ctx has ended (the loop's select
+// may take the registration's wake-up before ctx's end): it stays pending,
+// for Run's end to finish, and is never started or called.
+func TestAdmitAfterCancel(t *testing.T) {
+	inf := New[*bobj](noSource{}, Options[*bobj]{})
+	if err := inf.ix.Add(bo("a", "1")); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	l := newListener[*bobj](HandlerFuncs[*bobj]{AddFunc: func(*bobj, bool) { calls.Add(1) }}, HandlerOptions{}, func(err error) { t.Error(err) })
+	inf.pending = []*listener[*bobj]{l}
+	inf.wg = &sync.WaitGroup{} // as Run sets it
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rs := newResyncer[*bobj]()
+	defer rs.stop()
+	inf.admit(ctx, rs)
+	inf.wg.Wait()
+	if len(inf.pending) != 1 || len(inf.listeners) != 0 {
+		t.Fatalf("after admit with ctx ended: %d pending, %d listeners; want the handler still pending", len(inf.pending), len(inf.listeners))
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("the handler was called %d times", n)
 	}
 }
