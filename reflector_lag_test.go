@@ -50,15 +50,19 @@ func TestActivityAfterSync(t *testing.T) {
 // informer not yet running, or a restored one served before Run's first
 // state) says so without a duration since the zero time.
 func TestHealthStringBeforeRun(t *testing.T) {
-	for _, tc := range []struct {
-		h    informer.Health
-		want string
-	}{
-		{informer.Health{}, `synced=false state="starting"`},
-		{informer.Health{Synced: true, State: informer.StateWatching, Since: time.Now()}, `synced=true state="watching" for 0s`},
-	} {
-		if got := tc.h.String(); got != tc.want {
-			t.Errorf("String() = %q, want %q", got, tc.want)
+	// In a bubble, so that no time passes between Since and String (on a
+	// loaded machine a millisecond could, and the test failed once).
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			h    informer.Health
+			want string
+		}{
+			{informer.Health{}, `synced=false state="starting"`},
+			{informer.Health{Synced: true, State: informer.StateWatching, Since: time.Now()}, `synced=true state="watching" for 0s`},
+		} {
+			if got := tc.h.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
 		}
-	}
+	})
 }
