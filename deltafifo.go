@@ -171,12 +171,45 @@ type DeltaFIFO[T Object] struct {
 const inBulk = -1
 
 // bulk is a page of a bulk replacement; next is the first key not taken.
+// Its keys are in keys, or, in a queue that feeds an Indexer, in staged:
+// entry i as that Indexer stores it (key, object, and the key's keyHash
+// in slot.hash), so that the Indexer takes a first list's page as its own
+// slots as it stores it (Indexer.stage, applyListed), instead of copying
+// each entry into slots of its own.
 type bulk[T Object] struct {
 	keys    []string
-	hashes  []uint32 // the keys' keyHash, for the Indexer the queue feeds (nil without one)
+	staged  []slot[T]
 	deltas  []Delta[T]
 	next    int
 	initial bool
+}
+
+// len returns how many entries b holds.
+func (b *bulk[T]) len() int { return len(b.deltas) }
+
+// key returns the key of entry i.
+func (b *bulk[T]) key(i int) string {
+	if b.staged != nil {
+		return b.staged[i].key
+	}
+	return b.keys[i]
+}
+
+// setKey sets the key of entry i (and in staged, its hash).
+func (b *bulk[T]) setKey(i int, key string) {
+	if b.staged != nil {
+		b.staged[i].key, b.staged[i].hash = key, keyHash(key)
+		return
+	}
+	b.keys[i] = key
+}
+
+// setObj sets the object of entry i.
+func (b *bulk[T]) setObj(i int, obj T) {
+	b.deltas[i] = Delta[T]{Type: DeltaReplaced, Object: obj}
+	if b.staged != nil {
+		b.staged[i].obj = obj
+	}
 }
 
 // pending is a key's entry: its queued deltas, or, in the state

@@ -417,16 +417,17 @@ func TestDeltaFIFOBulkSplit(t *testing.T) {
 					want = append(want, o)
 				}
 			}
-			if len(b.keys) != len(want) || len(b.deltas) != len(want) || len(b.hashes) != len(want) {
-				t.Fatalf("bulk of %d keys, %d deltas, %d hashes; want %d", len(b.keys), len(b.deltas), len(b.hashes), len(want))
+			if b.keys != nil || len(b.staged) != len(want) || len(b.deltas) != len(want) {
+				t.Fatalf("bulk of %d keys, %d staged entries, %d deltas; want %d staged", len(b.keys), len(b.staged), len(b.deltas), len(want))
 			}
 			for i, o := range want {
 				key, _ := MetaKey(o)
-				if b.keys[i] != key || b.deltas[i].Object != o || b.deltas[i].Type != DeltaReplaced {
-					t.Fatalf("entry %d: %q with %v, want %q with %v", i, b.keys[i], b.deltas[i].Object, key, o)
+				e := b.staged[i]
+				if e.key != key || e.obj != o || b.deltas[i].Object != o || b.deltas[i].Type != DeltaReplaced {
+					t.Fatalf("entry %d: %q with %v (delta %v), want %q with %v", i, e.key, e.obj, b.deltas[i].Object, key, o)
 				}
-				if b.hashes[i] != keyHash(key) {
-					t.Fatalf("entry %d (%q): hash %#x, want %#x", i, key, b.hashes[i], keyHash(key))
+				if e.hash != keyHash(key) || e.seq != 0 || e.mark != 0 {
+					t.Fatalf("entry %d (%q): hash %#x, seq %d, mark %d; want hash %#x, 0, 0", i, key, e.hash, e.seq, e.mark, keyHash(key))
 				}
 			}
 			if len(errs) != len(wantErrs) {
@@ -438,7 +439,7 @@ func TestDeltaFIFOBulkSplit(t *testing.T) {
 				}
 			}
 			for i, d := range b.deltas[len(b.deltas):cap(b.deltas)] {
-				if d.Object != nil || b.keys[:cap(b.keys)][len(b.keys)+i] != "" {
+				if e := b.staged[:cap(b.staged)][len(b.staged)+i]; d.Object != nil || e != (slot[*bobj]{}) {
 					t.Fatalf("position %d beyond the bulk's end still holds an object or a key", len(b.deltas)+i)
 				}
 			}

@@ -189,24 +189,28 @@ func (f *DeltaFIFO[T]) takeMoreLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[
 // population.
 func (f *DeltaFIFO[T]) takeBulkLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
 	b := f.bulks.At(0)
-	k := min(max-len(dst), len(b.keys)-b.next)
+	k := min(max-len(dst), b.len()-b.next)
 	// Written field by field: a composite value is built aside and copied.
 	n := len(dst)
 	dst = slices.Grow(dst, k)[:n+k]
-	keys, deltas := b.keys[b.next:b.next+k], b.deltas[b.next:b.next+k]
-	for j := range keys {
-		kd := &dst[n+j]
-		kd.Key, kd.Deltas = keys[j], deltas[j:j+1:j+1]
-		kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, 0
-	}
-	if b.hashes != nil {
-		for j, h := range b.hashes[b.next : b.next+k] {
-			dst[n+j].hash = h
+	deltas := b.deltas[b.next : b.next+k]
+	if b.staged != nil {
+		st := b.staged[b.next : b.next+k]
+		for j := range st {
+			e, kd := &st[j], &dst[n+j]
+			kd.Key, kd.Deltas = e.key, deltas[j:j+1:j+1]
+			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, e.hash
+		}
+	} else {
+		for j, key := range b.keys[b.next : b.next+k] {
+			kd := &dst[n+j]
+			kd.Key, kd.Deltas = key, deltas[j:j+1:j+1]
+			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, 0
 		}
 	}
 	b.next += k
 	f.nkeys -= k
-	if b.next == len(b.keys) {
+	if b.next == b.len() {
 		f.queue.Pop()
 		f.bulks.Pop()
 	}

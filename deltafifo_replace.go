@@ -142,18 +142,18 @@ const keyBlock = 4096
 // for the first time is the longest part of its making.
 func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T], []error) {
 	n := len(items)
-	b := &bulk[T]{keys: make([]string, n), deltas: make([]Delta[T], n)}
+	b := &bulk[T]{deltas: make([]Delta[T], n)}
 	if f.marks != nil {
-		b.hashes = make([]uint32, n)
+		b.staged = make([]slot[T], n)
+	} else {
+		b.keys = make([]string, n)
 	}
 	if keys != nil {
 		m := 0
 		for i, key := range keys {
 			if key != "" {
-				b.keys[m], b.deltas[m] = key, Delta[T]{Type: DeltaReplaced, Object: items[i]}
-				if b.hashes != nil {
-					b.hashes[m] = keyHash(key)
-				}
+				b.setKey(m, key)
+				b.setObj(m, items[i])
 				m++
 			}
 		}
@@ -176,10 +176,11 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	if m1 < h {
 		// Objects without a key in the first half: the second half's
 		// entries move down to follow its last.
-		copy(b.keys[m1:], b.keys[h:h+m2])
 		copy(b.deltas[m1:], b.deltas[h:h+m2])
-		if b.hashes != nil {
-			copy(b.hashes[m1:], b.hashes[h:h+m2])
+		if b.staged != nil {
+			copy(b.staged[m1:], b.staged[h:h+m2])
+		} else {
+			copy(b.keys[m1:], b.keys[h:h+m2])
 		}
 	}
 	b.cut(m1 + m2)
@@ -193,11 +194,14 @@ const bulkSplit = 4096
 // cut ends b at its first m entries, and clears those beyond (objects and
 // keys left there by bulkOf).
 func (b *bulk[T]) cut(m int) {
-	clear(b.keys[m:])
 	clear(b.deltas[m:])
-	b.keys, b.deltas = b.keys[:m], b.deltas[:m]
-	if b.hashes != nil {
-		b.hashes = b.hashes[:m]
+	b.deltas = b.deltas[:m]
+	if b.staged != nil {
+		clear(b.staged[m:])
+		b.staged = b.staged[:m]
+	} else {
+		clear(b.keys[m:])
+		b.keys = b.keys[:m]
 	}
 }
 
@@ -209,20 +213,17 @@ func (b *bulk[T]) cut(m int) {
 // per block, not per key (a cluster-scoped object's key is its name,
 // shared). A block stays alive while any of its keys does, so a cache
 // keeps at most the bytes of its first list's keys for them. The keys are
-// hashed for the Indexer the queue feeds, if it feeds one (hashes): here,
+// hashed for the Indexer the queue feeds, if it feeds one (b.staged): here,
 // on the reflector's goroutine, not on the consumer's, which stores them.
 func (f *DeltaFIFO[T]) fillBulk(b *bulk[T], at int, items []T, errs []error) (int, []error) {
 	block := make([]byte, 0, keyBlock+128) // the open block's keys, back to back
-	type cut struct{ i, end int32 }        // b.keys[i] ends at block[end]
+	type cut struct{ i, end int32 }        // entry i's key ends at block[end]
 	cuts := make([]cut, 0, 256)
 	flush := func() {
 		s := string(block)
 		from := int32(0)
 		for _, c := range cuts {
-			b.keys[c.i] = s[from:c.end]
-			if b.hashes != nil {
-				b.hashes[c.i] = keyHash(b.keys[c.i])
-			}
+			b.setKey(int(c.i), s[from:c.end])
 			from = c.end
 		}
 		block, cuts = block[:0], cuts[:0]
@@ -250,15 +251,12 @@ func (f *DeltaFIFO[T]) fillBulk(b *bulk[T], at int, items []T, errs []error) (in
 				continue
 			}
 			if ns == "" {
-				b.keys[m] = name
-				if b.hashes != nil {
-					b.hashes[m] = keyHash(name)
-				}
+				b.setKey(m, name)
 			} else {
 				block = append(append(append(block, ns...), '/'), name...)
 				cuts = append(cuts, cut{int32(m), int32(len(block))})
 			}
-			b.deltas[m] = Delta[T]{Type: DeltaReplaced, Object: obj}
+			b.setObj(m, obj)
 			m++
 			if len(block) >= keyBlock {
 				flush()
@@ -312,20 +310,20 @@ func (f *DeltaFIFO[T]) replaceLocked(keys []string, items []T, errs []error) []e
 // pushBulkLocked queues b, made by bulkOf, as one bulk.
 func (f *DeltaFIFO[T]) pushBulkLocked(b *bulk[T]) {
 	b.initial = !f.populated
-	if len(b.keys) == 0 {
+	if b.len() == 0 {
 		return
 	}
 	if b.initial {
-		f.initial += len(b.keys)
+		f.initial += b.len()
 	}
 	if f.marks != nil && f.queue.Len() == 0 && f.inflight == 0 {
-		// The first page into an empty cache: a hint of its size, exact
-		// for a list in one page.
-		f.marks.reserve(len(b.keys))
+		// The first page into an empty cache: its entries become the
+		// Indexer's (and its size a hint, exact for a list in one page).
+		f.marks.stage(b.staged)
 	}
 	f.queue.Push(inBulk)
 	f.bulks.Push(b)
-	f.nkeys += len(b.keys)
+	f.nkeys += b.len()
 	if f.queue.Len() == 1 {
 		f.signal()
 	}
@@ -395,8 +393,8 @@ func (f *DeltaFIFO[T]) EndReplace() error {
 func (f *DeltaFIFO[T]) vanishBulkLocked() {
 	for i := range f.bulks.Len() {
 		b := f.bulks.At(i)
-		for j := b.next; j < len(b.keys); j++ {
-			key := b.keys[j]
+		for j := b.next; j < b.len(); j++ {
+			key := b.key(j)
 			if f.queuedLocked(key).at != noPending {
 				continue // its newest delta is queued: handled by vanishQueuedLocked
 			}
@@ -477,8 +475,8 @@ func (f *DeltaFIFO[T]) Resync() error {
 	inBulk := map[string]bool{}
 	for i := range f.bulks.Len() {
 		if b := f.bulks.At(i); b != nil {
-			for _, key := range b.keys[b.next:] {
-				inBulk[key] = true
+			for j := b.next; j < b.len(); j++ {
+				inBulk[b.key(j)] = true
 			}
 		}
 	}

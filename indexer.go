@@ -39,6 +39,10 @@ type Indexer[T Object] struct {
 	slots   *slots[T]    // the entries by position
 	iters   atomic.Int32 // iterators running: slots are not compacted meanwhile
 	seq     uint64       // last write sequence handed out
+	// staged is a first list's page that the queue made ready as
+	// entries (see stage), which applyListed takes as slots as the page
+	// is stored, while slots.s is a prefix of it; nil otherwise.
+	staged []slot[T]
 
 	set atomic.Pointer[indexSet[T]] // written under mu
 }
@@ -342,18 +346,25 @@ func (ix *Indexer[T]) storeIndexedLocked(s *indexSet[T], key string, obj T, pos 
 	return old, true
 }
 
-// reserve makes room for n entries if the Indexer is empty, so that a
-// first list of known size fills it without growing its map, its slots
-// and its indexes' offsets.
-func (ix *Indexer[T]) reserve(n int) {
+// stage prepares an empty Indexer for a first list's page that a
+// DeltaFIFO made ready as entries of this Indexer (bulk.staged: key,
+// object and the key's hash; seq 0). Its map and its indexes' offsets are
+// sized for the page at once (else they would grow by doubling as the
+// entries arrive), and applyListed stores the page's entries by taking
+// the page as its slots, a run at a time as they come, instead of copying
+// each into slots of its own. The page is the Indexer's from then on: the
+// queue reads only the entries it has not handed out yet, which the
+// Indexer never writes (its slots end at the last entry handed out and
+// stored, with no room to append in place: see applyListed).
+func (ix *Indexer[T]) stage(page []slot[T]) {
 	ix.mu.Lock()
-	if ix.items.n == 0 && len(ix.slots.s) == 0 && cap(ix.slots.s) < n {
-		ix.items.reserve(n)
+	if ix.items.n == 0 && len(ix.slots.s) == 0 {
+		ix.items.reserve(len(page))
 		ix.missKey = ""
-		ix.slots.s = make([]slot[T], 0, n)
 		for _, x := range ix.set.Load().maps {
-			x.reserveOffs(n)
+			x.reserveOffs(len(page))
 		}
+		ix.staged = page
 	}
 	ix.mu.Unlock()
 }
@@ -361,6 +372,7 @@ func (ix *Indexer[T]) reserve(n int) {
 // insertLocked stores a new entry at write sequence ix.seq and returns its
 // position.
 func (ix *Indexer[T]) insertLocked(key string, obj T) int32 {
+	ix.staged = nil // (slots.s moves away from it: add cannot append in place)
 	pos := ix.slots.add(key, obj, ix.seq)
 	q := qpos{idx: -1}
 	if len(ix.missKey) == len(key) && unsafe.StringData(ix.missKey) == unsafe.StringData(key) {

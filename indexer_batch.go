@@ -205,7 +205,19 @@ func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, d
 	t := &ix.items
 	t.reserve(t.n + n)
 	base, seq := len(ix.slots.s), ix.seq
-	for k := range run {
+	staged := ix.stagedRun(run, base)
+	if staged > 0 {
+		// The page's entries hold the keys and objects already.
+		ix.slots.s = ix.staged[: base+staged : base+staged]
+		for k := range staged {
+			seq++
+			ix.slots.s[base+k].seq = seq
+		}
+	}
+	if staged < n || base+staged == len(ix.staged) {
+		ix.staged = nil
+	}
+	for k := staged; k < n; k++ {
 		seq++
 		ix.slots.s = append(ix.slots.s, slot[T]{key: run[k].Key, obj: run[k].Deltas[0].Object, seq: seq})
 	}
@@ -220,8 +232,17 @@ func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, d
 	}
 	t.n += k
 	if k < n {
+		// The run's entries from k on are left to applyKeyLocked: slots
+		// end at k (the run's are handed out: clearing them takes
+		// nothing from the queue; a staged page's beyond the run are its
+		// queue's still, and slots get no room to append over them).
 		clear(ix.slots.s[base+k:])
-		ix.slots.s = ix.slots.s[:base+k]
+		if staged > 0 {
+			ix.slots.s = ix.slots.s[: base+k : base+k]
+		} else {
+			ix.slots.s = ix.slots.s[:base+k]
+		}
+		ix.staged = nil
 	}
 	ix.seq += uint64(k)
 	ix.missKey = "" // the table changed (see posOfLocked)
@@ -234,6 +255,29 @@ func (ix *Indexer[T]) applyListed(s *indexSet[T], batch []KeyDeltas[T], i int, d
 		run[j].applied, run[j].cached = true, pos+1
 	}
 	return i + k, dst
+}
+
+// stagedRun returns how many keys at the head of run, which applyListed
+// stores from position base on, are the entries of the staged page at the
+// same positions, which slots.s is a prefix of.
+func (ix *Indexer[T]) stagedRun(run []KeyDeltas[T], base int) int {
+	st := ix.staged
+	if st == nil || len(ix.slots.s) != base ||
+		(base > 0 && unsafe.SliceData(ix.slots.s) != unsafe.SliceData(st)) {
+		return 0
+	}
+	st = st[base:min(len(st), base+len(run))]
+	for k := range st {
+		// The queue hands the page's entries out in order, each with
+		// the entry's key string: run[k] is the entry at base+k if it
+		// has that string. (Two entries share one only if both keys are
+		// one cluster-scoped name, and then the second is a duplicate,
+		// which ends the chain: see applyListed.)
+		if unsafe.StringData(run[k].Key) != unsafe.StringData(st[k].key) || len(run[k].Key) != len(st[k].key) {
+			return k
+		}
+	}
+	return len(st)
 }
 
 // listedRun returns how many keys at the head of run applyListed may
@@ -307,7 +351,7 @@ func (ix *Indexer[T]) Replace(items []T) error {
 		}
 		// Iterators running over the old slots finish over them: no writer
 		// changes them any more.
-		ix.items, ix.slots, ix.missKey = fresh, ds, ""
+		ix.items, ix.slots, ix.missKey, ix.staged = fresh, ds, "", nil
 		for i := range s.maps {
 			*s.maps[i] = *maps[i]
 		}

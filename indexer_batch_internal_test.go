@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -14,19 +15,27 @@ import (
 // namespace order and not, cluster-scoped keys among them, a key listed
 // twice (the later object wins, and the second is reported as an update
 // of the first), and more keys than the key table was made for (it grows
-// within a batch). Each key's result, its position hint, Get and every
-// namespace's listing are checked against a model.
+// within a batch). Each key's result, its position hint, Get, iteration
+// and every namespace's listing are checked against a model.
+//
+// The queue makes the page ready as the Indexer's entries (Indexer.stage),
+// and the Indexer takes it as its slots, a batch at a time, until a key
+// listed twice or a write of its own between two batches ends that: then
+// the rest is stored as copies, and the page's entries not yet handed out
+// must be intact (the Indexer's slots have no room to append over them).
 func TestApplyListedFirstList(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		sorted bool
-		dup    int // index of an object listed again in the second batch, or -1
+		dup    int  // index of an object listed again in the second batch, or -1
+		write  bool // an Add of the Indexer's own between the first two batches
 	}{
-		{"namespace order", true, -1},
-		{"namespaces in turn", false, -1},
-		{"a key twice", false, 37},
-		{"a key twice, namespace order", true, 200},
-		{"each namespace a prefix of the next", false, -1},
+		{"namespace order", true, -1, false},
+		{"namespaces in turn", false, -1, false},
+		{"a key twice", false, 37, false},
+		{"a key twice, namespace order", true, 200, false},
+		{"each namespace a prefix of the next", false, -1, false},
+		{"a write between batches", false, -1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var items []*bobj
@@ -56,8 +65,18 @@ func TestApplyListedFirstList(t *testing.T) {
 			if err := f.Replace(items); err != nil {
 				t.Fatal(err)
 			}
+			page := unsafe.SliceData(ix.staged)
+			if page == nil {
+				t.Fatal("the first page into an empty Indexer is not staged")
+			}
+			extra := &bobj{metav1.ObjectMeta{Namespace: "zz", Name: "extra", ResourceVersion: "1"}}
 			var existed []string
-			for f.Len() > 0 {
+			for b := 0; f.Len() > 0; b++ {
+				if b == 1 && tc.write {
+					if err := ix.Add(extra); err != nil {
+						t.Fatal(err)
+					}
+				}
 				batch, initial, err := f.take(nil, 128)
 				if err != nil {
 					t.Fatal(err)
@@ -86,6 +105,13 @@ func TestApplyListedFirstList(t *testing.T) {
 				}
 				want[key] = o
 			}
+			if tc.write {
+				want["zz/extra"], byNS["zz"] = extra, []string{"zz/extra"}
+			}
+			adopted := unsafe.SliceData(ix.slots.s) == page
+			if adopted != (tc.dup < 0 && !tc.write) || ix.staged != nil {
+				t.Fatalf("slots are the staged page: %v; staged page still held: %v", adopted, ix.staged != nil)
+			}
 			if tc.dup >= 0 {
 				if !slices.Equal(existed, []string{dupKey}) {
 					t.Fatalf("keys found stored: %v, want %s", existed, dupKey)
@@ -100,6 +126,16 @@ func TestApplyListedFirstList(t *testing.T) {
 				if got, ok := ix.Get(key); !ok || got != o {
 					t.Fatalf("Get(%s) = %v, %v", key, got, ok)
 				}
+			}
+			seen := 0
+			for key, o := range ix.All() {
+				if want[key] != o {
+					t.Fatalf("iteration yields %s with %v, want %v", key, o, want[key])
+				}
+				seen++
+			}
+			if seen != len(want) {
+				t.Fatalf("iteration yields %d entries, want %d", seen, len(want))
 			}
 			for ns, keys := range byNS {
 				got, err := ix.ByIndex(NamespaceIndex, ns)
@@ -116,6 +152,40 @@ func TestApplyListedFirstList(t *testing.T) {
 				if !slices.Equal(gotKeys, keys) {
 					t.Fatalf("namespace %q lists %v, want %v", ns, gotKeys, keys)
 				}
+			}
+		})
+	}
+}
+
+// TestStagedPageLetGo: a first list's page that the queue staged for its
+// Indexer (Indexer.stage) is let go of when a consumer other than an
+// Informer's stores the keys by the Indexer's own writes, and when the
+// Indexer's content is replaced: it keeps no page of objects alive.
+func TestStagedPageLetGo(t *testing.T) {
+	for _, via := range []string{"writes", "Replace"} {
+		t.Run(via, func(t *testing.T) {
+			ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+			f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+			f.bulkOK = true
+			if err := f.Replace([]*bobj{bo("a", "1"), bo("b", "1"), bo("c", "1")}); err != nil {
+				t.Fatal(err)
+			}
+			if ix.staged == nil {
+				t.Fatal("the first page into an empty Indexer is not staged")
+			}
+			switch via {
+			case "writes":
+				popAll(t, f, ix)
+				if ix.Len() != 3 {
+					t.Fatalf("Len = %d, want 3", ix.Len())
+				}
+			case "Replace":
+				if err := ix.Replace(nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ix.staged != nil {
+				t.Fatal("the Indexer still holds the staged page")
 			}
 		})
 	}

@@ -119,16 +119,16 @@ func TestNearHash(t *testing.T) {
 	}
 }
 
-// TestIndexerReserveOffs: a first list of known size (Indexer.reserve)
+// TestIndexerReserveOffs: a first list of known size (Indexer.stage)
 // sizes the namespace index's offsets once, rather than doubling them
 // from 64 as positions arrive, and the index still lists every entry.
 func TestIndexerReserveOffs(t *testing.T) {
 	const n = 1000
 	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
-	ix.reserve(n)
+	ix.stage(make([]slot[*bobj], n))
 	x := ix.set.Load().maps[0]
 	if len(x.offs) < n {
-		t.Fatalf("offsets for %d positions after reserve(%d)", len(x.offs), n)
+		t.Fatalf("offsets for %d positions after stage of %d", len(x.offs), n)
 	}
 	first := &x.offs[0]
 	for i := range n {

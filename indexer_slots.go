@@ -32,6 +32,10 @@ type slot[T Object] struct {
 	// mark is the mark of the last relist that saw the key (see
 	// DeltaFIFO.EndReplace).
 	mark uint32
+	// hash is the key's keyHash while the slot is an entry of a
+	// DeltaFIFO's bulk (bulk.staged), for the consumer; not kept after
+	// (it fills what would be padding).
+	hash uint32
 }
 
 // add places a new entry in a hole, or at the end, and returns its position.
