@@ -165,17 +165,25 @@ type DeltaFIFO[T Object] struct {
 	// Duplicate keys in such a list are then left for the consumer to see.
 	bulkOK   bool
 	bulkMode bool // the replacement in progress queues bulks
+	// nextDeltas holds the Deltas of the staged bulk entries that next
+	// hands out (see takeBulkLocked), for its one caller, which hands each
+	// batch back in its next call (or done) before the next one;
+	// nextDeltasUsed says that it holds some, to clear.
+	nextDeltas     []Delta[T]
+	nextDeltasUsed bool
 }
 
 // inBulk in the queue stands for the next bulk in DeltaFIFO.bulks.
 const inBulk = -1
 
 // bulk is a page of a bulk replacement; next is the first key not taken.
-// Its keys are in keys, or, in a queue that feeds an Indexer, in staged:
-// entry i as that Indexer stores it (key, object, and the key's keyHash
-// in slot.hash), so that the Indexer takes a first list's page as its own
-// slots as it stores it (Indexer.stage, applyListed), instead of copying
-// each entry into slots of its own.
+// Its entries are keys and deltas, or, in a queue that feeds an Indexer,
+// staged: entry i as that Indexer stores it (key, object, and the key's
+// keyHash in slot.hash), so that the Indexer takes a first list's page as
+// its own slots as it stores it (Indexer.stage, applyListed), instead of
+// copying each entry into slots of its own. A staged entry's Delta (a
+// DeltaReplaced of its object) is made where it is handed out: in next's
+// scratch for the informer's loop, else in deltas, made for the page then.
 type bulk[T Object] struct {
 	keys    []string
 	staged  []slot[T]
@@ -185,7 +193,20 @@ type bulk[T Object] struct {
 }
 
 // len returns how many entries b holds.
-func (b *bulk[T]) len() int { return len(b.deltas) }
+func (b *bulk[T]) len() int {
+	if b.staged != nil {
+		return len(b.staged)
+	}
+	return len(b.keys)
+}
+
+// obj returns the object of entry i.
+func (b *bulk[T]) obj(i int) T {
+	if b.staged != nil {
+		return b.staged[i].obj
+	}
+	return b.deltas[i].Object
+}
 
 // key returns the key of entry i.
 func (b *bulk[T]) key(i int) string {
@@ -206,10 +227,11 @@ func (b *bulk[T]) setKey(i int, key string) {
 
 // setObj sets the object of entry i.
 func (b *bulk[T]) setObj(i int, obj T) {
-	b.deltas[i] = Delta[T]{Type: DeltaReplaced, Object: obj}
 	if b.staged != nil {
 		b.staged[i].obj = obj
+		return
 	}
+	b.deltas[i] = Delta[T]{Type: DeltaReplaced, Object: obj}
 }
 
 // pending is a key's entry: its queued deltas, or, in the state

@@ -417,14 +417,14 @@ func TestDeltaFIFOBulkSplit(t *testing.T) {
 					want = append(want, o)
 				}
 			}
-			if b.keys != nil || len(b.staged) != len(want) || len(b.deltas) != len(want) {
-				t.Fatalf("bulk of %d keys, %d staged entries, %d deltas; want %d staged", len(b.keys), len(b.staged), len(b.deltas), len(want))
+			if b.keys != nil || b.deltas != nil || len(b.staged) != len(want) {
+				t.Fatalf("bulk of %d keys, %d deltas, %d staged entries; want %d staged", len(b.keys), len(b.deltas), len(b.staged), len(want))
 			}
 			for i, o := range want {
 				key, _ := MetaKey(o)
 				e := b.staged[i]
-				if e.key != key || e.obj != o || b.deltas[i].Object != o || b.deltas[i].Type != DeltaReplaced {
-					t.Fatalf("entry %d: %q with %v (delta %v), want %q with %v", i, e.key, e.obj, b.deltas[i].Object, key, o)
+				if e.key != key || e.obj != o {
+					t.Fatalf("entry %d: %q with %v, want %q with %v", i, e.key, e.obj, key, o)
 				}
 				if e.hash != keyHash(key) || e.seq != 0 || e.mark != 0 {
 					t.Fatalf("entry %d (%q): hash %#x, seq %d, mark %d; want hash %#x, 0, 0", i, key, e.hash, e.seq, e.mark, keyHash(key))
@@ -438,11 +438,70 @@ func TestDeltaFIFOBulkSplit(t *testing.T) {
 					t.Fatalf("error %d is %v, want %v (in the items' order)", i, err, wantErrs[i])
 				}
 			}
-			for i, d := range b.deltas[len(b.deltas):cap(b.deltas)] {
-				if e := b.staged[:cap(b.staged)][len(b.staged)+i]; d.Object != nil || e != (slot[*bobj]{}) {
-					t.Fatalf("position %d beyond the bulk's end still holds an object or a key", len(b.deltas)+i)
+			for i, e := range b.staged[len(b.staged):cap(b.staged)] {
+				if e != (slot[*bobj]{}) {
+					t.Fatalf("position %d beyond the bulk's end still holds an object or a key", len(b.staged)+i)
 				}
 			}
 		})
+	}
+}
+
+// TestDeltaFIFOBulkNextDeltas: the Deltas of staged bulk entries that next
+// hands out (the informer's loop) are made in the queue's scratch, at the
+// entries' positions in the batch, also for a batch that holds the end of
+// one page and the start of the next; each is a DeltaReplaced of its
+// entry's object, and the scratch keeps no object once the batch is
+// handed back.
+func TestDeltaFIFOBulkNextDeltas(t *testing.T) {
+	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
+	f.bulkOK = true
+	var pages [2][]*bobj
+	for i := range 300 {
+		o := &bobj{metav1.ObjectMeta{Namespace: fmt.Sprint("ns-", i%7), Name: fmt.Sprint("o", i), ResourceVersion: "1"}}
+		pages[i/200] = append(pages[i/200], o)
+	}
+	f.BeginReplace()
+	for _, p := range pages {
+		if err := f.ReplaceItems(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.EndReplace(); err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(pages[0]), pages[1]...)
+	var prev []KeyDeltas[*bobj]
+	prevInitial, seen := 0, 0
+	for {
+		batch, initial, _, err := f.next(prev, prevInitial, nil, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, kd := range batch {
+			o := want[seen]
+			key, _ := MetaKey(o)
+			if kd.Key != key || len(kd.Deltas) != 1 || kd.Deltas[0].Type != DeltaReplaced || kd.Deltas[0].Object != o {
+				t.Fatalf("entry %d: %s with %d deltas (%v), want %s replaced by %v", seen, kd.Key, len(kd.Deltas), kd.Deltas, key, o)
+			}
+			seen++
+		}
+		ix.applyBatch(batch, nil)
+		prev, prevInitial = batch, initial
+	}
+	if seen != len(want) {
+		t.Fatalf("%d entries handed out, want %d", seen, len(want))
+	}
+	for i, d := range f.nextDeltas {
+		if d.Object != nil {
+			t.Fatalf("the scratch still holds an object at %d after the batches were handed back", i)
+		}
+	}
+	if ix.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", ix.Len(), len(want))
 	}
 }

@@ -69,7 +69,7 @@ func (f *DeltaFIFO[T]) take(dst []KeyDeltas[T], max int) (batch []KeyDeltas[T], 
 	if f.paused > 0 || f.queue.Len() == 0 {
 		return dst, 0, nil
 	}
-	dst, initial = f.takeMoreLocked(dst, max)
+	dst, initial = f.takeMoreLocked(dst, nil, max)
 	f.inflight++
 	if f.queue.Len() > 0 {
 		f.signal() // wake another consumer
@@ -118,6 +118,10 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 		}
 		f.doneLocked(prev, prevInitial, true)
 	}
+	if f.nextDeltasUsed {
+		clear(f.nextDeltas) // the objects of prev's staged entries
+		f.nextDeltasUsed = false
+	}
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
 		return dst, 0, false, ErrClosed
@@ -128,7 +132,10 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if f.queue.Len() == 0 {
 		return dst, 0, false, nil
 	}
-	batch, initial = f.takeMoreLocked(dst, f.chunkLocked(len(dst), max))
+	if len(f.nextDeltas) < max {
+		f.nextDeltas = make([]Delta[T], max)
+	}
+	batch, initial = f.takeMoreLocked(dst, f.nextDeltas, f.chunkLocked(len(dst), max))
 	f.inflight++
 	for len(batch) < max && f.queue.Len() > 0 {
 		f.mu.Unlock()
@@ -137,7 +144,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 			break
 		}
 		var k int
-		batch, k = f.takeMoreLocked(batch, f.chunkLocked(len(batch), max))
+		batch, k = f.takeMoreLocked(batch, f.nextDeltas, f.chunkLocked(len(batch), max))
 		initial += k
 	}
 	if f.queue.Len() > 0 {
@@ -169,13 +176,14 @@ func lockSpin(mu *sync.Mutex) {
 
 // takeMoreLocked appends to dst, up to max in all, the keys at the
 // queue's head, and says how many of them count towards the initial
-// population.
-func (f *DeltaFIFO[T]) takeMoreLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
+// population. scratch, if not nil (at least max long), holds the Deltas
+// of the staged bulk entries it takes, at their positions in dst.
+func (f *DeltaFIFO[T]) takeMoreLocked(dst []KeyDeltas[T], scratch []Delta[T], max int) ([]KeyDeltas[T], int) {
 	initial := 0
 	for len(dst) < max && f.queue.Len() > 0 {
 		var k int
 		if f.queue.At(0) == inBulk {
-			dst, k = f.takeBulkLocked(dst, max)
+			dst, k = f.takeBulkLocked(dst, scratch, max)
 		} else {
 			dst, k = f.takeRunLocked(dst, max)
 		}
@@ -186,22 +194,33 @@ func (f *DeltaFIFO[T]) takeMoreLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[
 
 // takeBulkLocked appends to dst, up to max in all, the next keys of the
 // bulk at the queue's head, and says how many count towards the initial
-// population.
-func (f *DeltaFIFO[T]) takeBulkLocked(dst []KeyDeltas[T], max int) ([]KeyDeltas[T], int) {
+// population. scratch is takeMoreLocked's.
+func (f *DeltaFIFO[T]) takeBulkLocked(dst []KeyDeltas[T], scratch []Delta[T], max int) ([]KeyDeltas[T], int) {
 	b := f.bulks.At(0)
 	k := min(max-len(dst), b.len()-b.next)
 	// Written field by field: a composite value is built aside and copied.
 	n := len(dst)
 	dst = slices.Grow(dst, k)[:n+k]
-	deltas := b.deltas[b.next : b.next+k]
 	if b.staged != nil {
+		var deltas []Delta[T]
+		if scratch != nil {
+			deltas = scratch[n : n+k]
+			f.nextDeltasUsed = true
+		} else {
+			if b.deltas == nil {
+				b.deltas = make([]Delta[T], b.len())
+			}
+			deltas = b.deltas[b.next : b.next+k]
+		}
 		st := b.staged[b.next : b.next+k]
 		for j := range st {
 			e, kd := &st[j], &dst[n+j]
+			deltas[j] = Delta[T]{Type: DeltaReplaced, Object: e.obj}
 			kd.Key, kd.Deltas = e.key, deltas[j:j+1:j+1]
 			kd.fromBulk, kd.applied, kd.at, kd.gen, kd.cached, kd.hash = true, false, 0, 0, 0, e.hash
 		}
 	} else {
+		deltas := b.deltas[b.next : b.next+k]
 		for j, key := range b.keys[b.next : b.next+k] {
 			kd := &dst[n+j]
 			kd.Key, kd.Deltas = key, deltas[j:j+1:j+1]

@@ -142,11 +142,11 @@ const keyBlock = 4096
 // for the first time is the longest part of its making.
 func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T], []error) {
 	n := len(items)
-	b := &bulk[T]{deltas: make([]Delta[T], n)}
+	b := &bulk[T]{}
 	if f.marks != nil {
 		b.staged = make([]slot[T], n)
 	} else {
-		b.keys = make([]string, n)
+		b.keys, b.deltas = make([]string, n), make([]Delta[T], n)
 	}
 	if keys != nil {
 		m := 0
@@ -176,11 +176,11 @@ func (f *DeltaFIFO[T]) bulkOf(keys []string, items []T, errs []error) (*bulk[T],
 	if m1 < h {
 		// Objects without a key in the first half: the second half's
 		// entries move down to follow its last.
-		copy(b.deltas[m1:], b.deltas[h:h+m2])
 		if b.staged != nil {
 			copy(b.staged[m1:], b.staged[h:h+m2])
 		} else {
 			copy(b.keys[m1:], b.keys[h:h+m2])
+			copy(b.deltas[m1:], b.deltas[h:h+m2])
 		}
 	}
 	b.cut(m1 + m2)
@@ -194,14 +194,13 @@ const bulkSplit = 4096
 // cut ends b at its first m entries, and clears those beyond (objects and
 // keys left there by bulkOf).
 func (b *bulk[T]) cut(m int) {
-	clear(b.deltas[m:])
-	b.deltas = b.deltas[:m]
 	if b.staged != nil {
 		clear(b.staged[m:])
 		b.staged = b.staged[:m]
 	} else {
 		clear(b.keys[m:])
-		b.keys = b.keys[:m]
+		clear(b.deltas[m:])
+		b.keys, b.deltas = b.keys[:m], b.deltas[:m]
 	}
 }
 
@@ -406,7 +405,7 @@ func (f *DeltaFIFO[T]) vanishBulkLocked() {
 				continue
 			}
 			// Queued now, so once even if the bulk holds it twice.
-			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.deltas[j].Object, FinalStateUnknown: true})
+			f.pushLocked(key, Delta[T]{Type: DeltaDeleted, Object: b.obj(j), FinalStateUnknown: true})
 		}
 	}
 }
