@@ -35,8 +35,11 @@ type Informer[T Object] struct {
 
 	notes   noteBatch[T] // process loop scratch
 	results []applyResult[T]
-	detect  *mutationDetector[T] // nil unless Options.DetectMutations
-	snap    snapshots[T]         // warm restarts: see snapshot_informer.go
+	// segments holds the drained queue segments of the listeners, which
+	// any of them reuses (see notifyQueue.pool).
+	segments sync.Pool
+	detect   *mutationDetector[T] // nil unless Options.DetectMutations
+	snap     snapshots[T]         // warm restarts: see snapshot_informer.go
 }
 
 const (

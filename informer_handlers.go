@@ -11,6 +11,7 @@ import (
 // repeated. It fails with ErrStopped once Run has returned.
 func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
 	l := newListener(h, opts, inf.report)
+	l.q.pool = &inf.segments
 	if m := &inf.opts.Metrics; m.HandlerLatency != nil || m.HandlerPanic != nil {
 		l.metrics, l.timed = m, m.HandlerLatency != nil
 	}

@@ -59,18 +59,35 @@ func (s qslot[T]) set(n notification[T]) {
 // notifyQueue is a growable ring of notifications built from fixed segments:
 // it grows a segment at a time and gives drained segments back, so a backlog
 // costs the notifications themselves and little more, and nothing is copied
-// when it grows.
+// when it grows. It keeps one drained segment (spare), and hands the others
+// to pool, if it has one (an Informer's, which its listeners share), for
+// its next growth or another queue's: a listener that falls behind its
+// process loop by a few segments, and catches up, over and over (as in a
+// first list), reuses them rather than allocating new ones each time; the
+// pool lets them go once unused for two garbage collections.
 type notifyQueue[T Object] struct {
 	head, tail *segment[T]
 	hi, ti     int // next slot to read in head, next slot to write in tail
 	len        int
 	spare      *segment[T]
+	pool       segmentPool // of cleared *segment[T]; nil: none
+}
+
+// segmentPool is what a notifyQueue needs of its pool: a *sync.Pool.
+type segmentPool interface {
+	Get() any
+	Put(any)
 }
 
 func (q *notifyQueue[T]) newSegment() *segment[T] {
 	if s := q.spare; s != nil {
 		q.spare = nil
 		return s
+	}
+	if q.pool != nil {
+		if s, ok := q.pool.Get().(*segment[T]); ok {
+			return s
+		}
 	}
 	return new(segment[T])
 }
@@ -112,7 +129,7 @@ func (q *notifyQueue[T]) pop() notification[T] {
 }
 
 // clear drops every queued notification and the memory behind them.
-func (q *notifyQueue[T]) clear() { *q = notifyQueue[T]{} }
+func (q *notifyQueue[T]) clear() { *q = notifyQueue[T]{pool: q.pool} }
 
 // listener delivers notifications to one handler, in order, from one
 // goroutine. The informer's process loop pushes; run pops and calls.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -112,5 +113,74 @@ func TestListenerQueueEmptiesAtSegmentBoundary(t *testing.T) {
 				<-l.done
 			})
 		})
+	}
+}
+
+// slicePool is a segmentPool that keeps every segment put: deterministic,
+// unlike a sync.Pool (which the race detector makes drop items).
+type slicePool struct{ segs []any }
+
+func (p *slicePool) Get() any {
+	if len(p.segs) == 0 {
+		return nil
+	}
+	s := p.segs[len(p.segs)-1]
+	p.segs = p.segs[:len(p.segs)-1]
+	return s
+}
+
+func (p *slicePool) Put(s any) { p.segs = append(p.segs, s) }
+
+// TestNotifyQueueSegmentPool: a queue keeps one drained segment and puts
+// the others in its pool, cleared, and takes them from there when it grows
+// again, before allocating; the notifications stay in order, none stale.
+func TestNotifyQueueSegmentPool(t *testing.T) {
+	pool := &slicePool{}
+	q := notifyQueue[*bobj]{pool: pool}
+	segs := map[*segment[*bobj]]bool{}
+	const fill = 4*segmentLen + 7
+	for round := range 3 {
+		var pushed []*bobj
+		for i := range fill {
+			o := bo(fmt.Sprint(round, "-", i), "1")
+			pushed = append(pushed, o)
+			q.push(notification[*bobj]{new: o, kind: notifyAdd})
+			segs[q.tail] = true
+		}
+		for i, o := range pushed {
+			if n := q.pop(); n.new != o || n.old != nil {
+				t.Fatalf("round %d: pop %d is %+v, want %s", round+1, i, n, o.Name)
+			}
+		}
+		// Five segments filled: the last is rewound, one is the spare,
+		// three are in the pool.
+		if q.spare == nil || len(pool.segs) != 3 {
+			t.Fatalf("round %d: spare %v, %d segments in the pool; want one and 3", round+1, q.spare != nil, len(pool.segs))
+		}
+		for _, s := range pool.segs {
+			s := s.(*segment[*bobj])
+			if s.next != nil || slices.ContainsFunc(s.new[:], func(o *bobj) bool { return o != nil }) {
+				t.Fatalf("round %d: a segment in the pool still holds a notification or a link", round+1)
+			}
+		}
+	}
+	if len(segs) != 5 {
+		t.Fatalf("%d segments used over three rounds of five, want 5 (reused)", len(segs))
+	}
+	q.clear()
+	if q.pool == nil {
+		t.Fatal("clear drops the queue's pool")
+	}
+	// An Informer's listeners share its pool.
+	inf := New[*bobj](noSource{}, Options[*bobj]{})
+	for range 2 {
+		if _, err := inf.AddHandler(HandlerFuncs[*bobj]{}, HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, l := range inf.listeners {
+		if l.q.pool != &inf.segments {
+			t.Fatalf("listener %d's queue has pool %v, not its informer's", i, l.q.pool)
+		}
 	}
 }

@@ -132,6 +132,8 @@ func (q *notifyQueue[T]) afterPop() {
 		old.next = nil
 		if q.spare == nil {
 			q.spare = old
+		} else if q.pool != nil {
+			q.pool.Put(old)
 		}
 	}
 }
