@@ -168,7 +168,8 @@ type DeltaFIFO[T Object] struct {
 	// nextDeltas holds the Deltas of the staged bulk entries that next
 	// hands out (see takeBulkLocked), for its one caller, which hands each
 	// batch back in its next call (or done) before the next one;
-	// nextDeltasUsed says that it holds some, to clear.
+	// nextDeltasUsed says that it holds some, to clear. Made while bulks
+	// are queued, dropped once none is.
 	nextDeltas     []Delta[T]
 	nextDeltasUsed bool
 }

@@ -451,8 +451,8 @@ func TestDeltaFIFOBulkSplit(t *testing.T) {
 // hands out (the informer's loop) are made in the queue's scratch, at the
 // entries' positions in the batch, also for a batch that holds the end of
 // one page and the start of the next; each is a DeltaReplaced of its
-// entry's object, and the scratch keeps no object once the batch is
-// handed back.
+// entry's object, and the scratch keeps no object of a batch handed back
+// (and is dropped once no page is left).
 func TestDeltaFIFOBulkNextDeltas(t *testing.T) {
 	ix := NewIndexer(IndexerOptions[*bobj]{NamespaceIndex: true})
 	f := NewDeltaFIFO(DeltaFIFOOptions[*bobj]{KnownObjects: ix})
@@ -482,6 +482,11 @@ func TestDeltaFIFOBulkNextDeltas(t *testing.T) {
 		if len(batch) == 0 {
 			break
 		}
+		for i, d := range f.nextDeltas[len(batch):] {
+			if d.Object != nil {
+				t.Fatalf("the scratch holds an object at %d, beyond this batch of %d, after the last was handed back", len(batch)+i, len(batch))
+			}
+		}
 		for _, kd := range batch {
 			o := want[seen]
 			key, _ := MetaKey(o)
@@ -496,10 +501,8 @@ func TestDeltaFIFOBulkNextDeltas(t *testing.T) {
 	if seen != len(want) {
 		t.Fatalf("%d entries handed out, want %d", seen, len(want))
 	}
-	for i, d := range f.nextDeltas {
-		if d.Object != nil {
-			t.Fatalf("the scratch still holds an object at %d after the batches were handed back", i)
-		}
+	if f.nextDeltas != nil {
+		t.Fatal("the scratch is kept after the last page was handed back")
 	}
 	if ix.Len() != len(want) {
 		t.Fatalf("Len = %d, want %d", ix.Len(), len(want))

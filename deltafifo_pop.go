@@ -121,6 +121,9 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if f.nextDeltasUsed {
 		clear(f.nextDeltas) // the objects of prev's staged entries
 		f.nextDeltasUsed = false
+		if f.bulks.Len() == 0 {
+			f.nextDeltas = nil // until the next bulk replacement
+		}
 	}
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
@@ -132,7 +135,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if f.queue.Len() == 0 {
 		return dst, 0, false, nil
 	}
-	if len(f.nextDeltas) < max {
+	if f.bulks.Len() > 0 && len(f.nextDeltas) < max {
 		f.nextDeltas = make([]Delta[T], max)
 	}
 	batch, initial = f.takeMoreLocked(dst, f.nextDeltas, f.chunkLocked(len(dst), max))
