@@ -118,13 +118,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 		}
 		f.doneLocked(prev, prevInitial, true)
 	}
-	if f.nextDeltasUsed {
-		clear(f.nextDeltas) // the objects of prev's staged entries
-		f.nextDeltasUsed = false
-		if f.bulks.Len() == 0 {
-			f.nextDeltas = nil // until the next bulk replacement
-		}
-	}
+	f.releaseNextDeltasLocked()
 	if f.queue.Len() == 0 && f.closed {
 		f.signal() // pass Close's wake-up on to the next waiting consumer
 		return dst, 0, false, ErrClosed
@@ -135,9 +129,7 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 	if f.queue.Len() == 0 {
 		return dst, 0, false, nil
 	}
-	if f.bulks.Len() > 0 && len(f.nextDeltas) < max {
-		f.nextDeltas = make([]Delta[T], max)
-	}
+	f.makeNextDeltasLocked(max)
 	batch, initial = f.takeMoreLocked(dst, f.nextDeltas, f.chunkLocked(len(dst), max))
 	f.inflight++
 	for len(batch) < max && f.queue.Len() > 0 {
@@ -154,6 +146,28 @@ func (f *DeltaFIFO[T]) next(prev []KeyDeltas[T], prevInitial int, dst []KeyDelta
 		f.signal() // wake another consumer
 	}
 	return batch, initial, false, nil
+}
+
+// makeNextDeltasLocked makes next's scratch for the Deltas of staged bulk
+// entries (DeltaFIFO.nextDeltas), max long, if bulks are queued.
+func (f *DeltaFIFO[T]) makeNextDeltasLocked(max int) {
+	if f.bulks.Len() > 0 && len(f.nextDeltas) < max {
+		f.nextDeltas = make([]Delta[T], max)
+	}
+}
+
+// releaseNextDeltasLocked clears next's scratch once the batch whose
+// staged entries' Deltas it holds is handed back, and drops it if no bulk
+// is left.
+func (f *DeltaFIFO[T]) releaseNextDeltasLocked() {
+	if !f.nextDeltasUsed {
+		return
+	}
+	clear(f.nextDeltas)
+	f.nextDeltasUsed = false
+	if f.bulks.Len() == 0 {
+		f.nextDeltas = nil // until the next bulk replacement
+	}
 }
 
 // chunkLocked is how many keys in all next's batch of n may hold after
