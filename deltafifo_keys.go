@@ -51,7 +51,8 @@ var notQueued = qpos{at: noPending, idx: -1}
 // keySeed seeds the hash of every keyTable: random, so that a server
 // cannot choose keys that collide, and one per process, so that a key's
 // hash computed once serves every table (a first list's keys are hashed
-// by the reflector's goroutine for the Indexer's table: bulk.hashes).
+// by the reflector's goroutine for the Indexer's table: slot.hash in
+// bulk.staged).
 var keySeed = maphash.MakeSeed()
 
 // keyHash is key's hash in every keyTable.
